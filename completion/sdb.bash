@@ -1,0 +1,35 @@
+# bash completion for sdb(1), the Simple Disk Benchmark.     -*- shell-script -*-
+# Installed as share/bash-completion/completions/sdb; bash-completion loads
+# it the first time "sdb" is completed.  The option list follows "sdb --help".
+
+_sdb()
+{
+    # shellcheck disable=SC2034  # words and cword are set by _init_completion
+    local cur prev words cword split offer
+    _init_completion -s || return
+
+    case $prev in
+        -f | --file)
+            _filedir    # file names, and device nodes under /dev
+            return
+            ;;
+        -j | --threads | -t | --time | -q | --queue-depth)
+            return      # a number: nothing useful to offer
+            ;;
+        -m | --mode) offer='seq rand' ;;
+        -b | --block-size) offer='4k 64k 1m' ;;
+        -s | --size) offer='64m 1g 4g' ;;
+        *)
+            $split && return    # --option=value of an option without a value
+            # sdb takes no operands, so every other word is an option.
+            offer='-w --write -r --read -f --file -b --block-size -s --size
+                -j --threads -m --mode -t --time -D --direct -S --sync
+                -R --random-buffer -T --timing -q --queue-depth -v --verbose
+                --json --cached --force --quick --keep -V --version -h --help'
+            ;;
+    esac
+    mapfile -t COMPREPLY < <(compgen -W "$offer" -- "$cur")
+} &&
+    complete -F _sdb sdb
+
+# ex: filetype=sh

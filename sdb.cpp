@@ -1,0 +1,2065 @@
+// sdb - Simple Disk Benchmark: how fast does this file or device really
+// stream data?  See sdb.1 for the user's view and LICENSE for the terms.
+//
+// One run, top to bottom, is the order of this file:
+//   1. errors        Error values carried up to run(); warn() for warnings
+//   2. numbers       SIZE parsing and the IEC formatting of sizes and rates
+//   3. options       Options (with defaults), usage_text, parse_args()
+//   4. targets       which path each thread uses, sizes, O_DIRECT alignment,
+//                    block-device safety; make_plan() checks it all up front
+//   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill
+//   6. statistics    the random-order Permutation and the latency Histogram
+//   7. workers       prepare (open, lay out, evict), the timed loop, fdatasync
+//   8. the run       start barrier, sampler, progress line, signals
+//   9. extras        -T memory ceiling, -v environment, plausibility warnings
+//  10. report        human report and JSON
+//  11. run(), main()
+// Start reading at run(); everything but main() has internal linkage so the
+// tests (tests/*.cpp include this file with SDB_NO_MAIN) can reach it.
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef SDB_VERSION
+#define SDB_VERSION "unknown"
+#endif
+
+namespace {
+
+// ---------------------------------------------------------------- 1. errors
+
+enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2, exit_interrupted = 130 };
+
+// An error travels up to run() as a value; run() prints it as one line.
+struct Error {
+	int status = exit_ok;
+	std::string msg;
+	explicit operator bool() const { return status != exit_ok; }
+};
+
+[[gnu::format(printf, 1, 0)]] std::string vformat(const char *fmt, std::va_list ap)
+{
+	char small[256];
+	std::va_list ap2;
+	va_copy(ap2, ap);
+	int n = std::vsnprintf(small, sizeof small, fmt, ap);
+	std::string s;
+	if (n >= 0 && static_cast<std::size_t>(n) < sizeof small) {
+		s = small;
+	} else if (n >= 0) {
+		s.resize(static_cast<std::size_t>(n) + 1);
+		std::vsnprintf(&s[0], s.size(), fmt, ap2);
+		s.resize(static_cast<std::size_t>(n));
+	}
+	va_end(ap2);
+	return s;
+}
+
+[[gnu::format(printf, 1, 2)]] std::string format(const char *fmt, ...)
+{
+	std::va_list ap;
+	va_start(ap, fmt);
+	std::string s = vformat(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+[[gnu::format(printf, 1, 2)]] Error usage_error(const char *fmt, ...)
+{
+	std::va_list ap;
+	va_start(ap, fmt);
+	Error e{exit_usage, vformat(fmt, ap)};
+	va_end(ap);
+	return e;
+}
+
+// A runtime failure of a system call: the message gets ": strerror(err)".
+[[gnu::format(printf, 2, 3)]] Error sys_error(int err, const char *fmt, ...)
+{
+	std::va_list ap;
+	va_start(ap, fmt);
+	Error e{exit_runtime, vformat(fmt, ap) + ": " + std::strerror(err)};
+	va_end(ap);
+	return e;
+}
+
+[[gnu::format(printf, 1, 2)]] Error runtime_error(const char *fmt, ...)
+{
+	std::va_list ap;
+	va_start(ap, fmt);
+	Error e{exit_runtime, vformat(fmt, ap)};
+	va_end(ap);
+	return e;
+}
+
+void print_error(const Error &e)
+{
+	std::fprintf(stderr, "sdb: %s\n", e.msg.c_str());
+}
+
+// --------------------------------------------------------------- 2. numbers
+
+constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+
+// SIZE: digits, an optional k/m/g/t (1024-based, either case), optionally
+// followed by "iB" or "B".  Zero, signs, spaces, junk and overflow: nothing.
+std::optional<std::uint64_t> parse_size(std::string_view s)
+{
+	std::uint64_t value = 0;
+	std::size_t i = 0;
+	for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned digit = static_cast<unsigned>(s[i] - '0');
+		if (value > (UINT64_MAX - digit) / 10)
+			return std::nullopt;
+		value = value * 10 + digit;
+	}
+	if (i == 0 || value == 0)
+		return std::nullopt;
+	std::string_view suffix = s.substr(i);
+	if (suffix.empty())
+		return value;
+	unsigned shift;
+	switch (suffix[0]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: return std::nullopt;
+	}
+	suffix.remove_prefix(1);
+	if (!suffix.empty() && suffix != "B" && suffix != "iB")
+		return std::nullopt;
+	if (value > (UINT64_MAX >> shift))
+		return std::nullopt;
+	return value << shift;
+}
+
+// A plain positive integer in [lo, hi] (thread count, queue depth).
+std::optional<unsigned> parse_count(std::string_view s, unsigned lo, unsigned hi)
+{
+	unsigned long long value = 0;
+	if (s.empty() || s.size() > 9)
+		return std::nullopt;
+	for (char c : s) {
+		if (c < '0' || c > '9')
+			return std::nullopt;
+		value = value * 10 + static_cast<unsigned>(c - '0');
+	}
+	if (value < lo || value > hi)
+		return std::nullopt;
+	return static_cast<unsigned>(value);
+}
+
+// Seconds for -t: a positive decimal number, at most a year.
+std::optional<double> parse_seconds(const char *s)
+{
+	char *end = nullptr;
+	errno = 0;
+	double value = std::strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !(value > 0) || value > 366.0 * 86400)
+		return std::nullopt;
+	for (const char *p = s; *p; p++)	// digits and one point only: no "inf", "0x1p3", " 1"
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return std::nullopt;
+	return value;
+}
+
+// 268435456 -> "256 MiB", 1536 -> "1.50 KiB", 100 -> "100 B"
+std::string format_bytes(std::uint64_t n)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	unsigned u = 0;
+	double v = static_cast<double>(n);
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 || v == std::floor(v))
+		return format("%.0f %s", v, units[u]);
+	return format("%.2f %s", v, units[u]);
+}
+
+// Rates always with two decimals, in KiB/s, MiB/s or GiB/s.
+std::string format_rate(double bytes_per_second)
+{
+	if (bytes_per_second >= static_cast<double>(GiB))
+		return format("%.2f GiB/s", bytes_per_second / GiB);
+	if (bytes_per_second >= static_cast<double>(MiB))
+		return format("%.2f MiB/s", bytes_per_second / MiB);
+	return format("%.2f KiB/s", bytes_per_second / KiB);
+}
+
+std::string format_ns(std::uint64_t ns)
+{
+	if (ns < 1000)
+		return format("%" PRIu64 " ns", ns);
+	if (ns < 1000000)
+		return format("%.1f us", ns / 1e3);
+	if (ns < 1000000000)
+		return format("%.1f ms", ns / 1e6);
+	return format("%.2f s", ns / 1e9);
+}
+
+double rate(std::uint64_t amount, double seconds)
+{
+	return seconds > 0 ? static_cast<double>(amount) / seconds : 0.0;
+}
+
+// --------------------------------------------------------------- 3. options
+
+// Keep in step with sdb.1 and README: tests/cli.sh checks both ways.
+constexpr char usage_text[] =
+	"usage: sdb -w|-r -f FILE [options]      benchmark writes or reads\n"
+	"       sdb -T [-b SIZE]                 time memory only\n"
+	"  -w, --write             write test\n"
+	"  -r, --read              read test\n"
+	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
+	"  -b, --block-size SIZE   bytes per I/O (default 1m; 4k with -m rand)\n"
+	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
+	"  -j, --threads N         threads, 1..4096 (default 1)\n"
+	"  -m, --mode MODE         seq or rand (default seq)\n"
+	"  -t, --time SEC          run each thread SEC seconds, repeating passes (default one pass)\n"
+	"  -D, --direct            open with O_DIRECT (bypass the page cache)\n"
+	"  -S, --sync              open with O_SYNC\n"
+	"  -R, --random-buffer     fill the write buffer from /dev/urandom (default zeros)\n"
+	"  -T, --timing            time memset/memcpy/memmove: the memory ceiling\n"
+	"  -q, --queue-depth N     I/Os in flight per thread (default 1; above 1 not yet available)\n"
+	"  -v, --verbose           describe host, kernel, file system, device and buffers\n"
+	"      --json              print one JSON document instead of the report\n"
+	"      --cached            measure the page cache: no eviction, no fdatasync\n"
+	"      --force             allow writing to an unused block device (destroys its data)\n"
+	"      --quick             the quick suite (not yet available)\n"
+	"      --keep              with --quick: keep the test file\n"
+	"  -V, --version           print the version and exit\n"
+	"  -h, --help              print this help and exit\n"
+	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n";
+
+struct Options {
+	enum class Op { none, write, read };
+	Op op = Op::none;
+	bool random = false;		// -m rand
+	std::string file;
+	std::uint64_t block_size = 0;	// 0: 1m sequential, 4k random
+	std::uint64_t size = 0;		// 0: 1g for writes, the target's size for reads
+	unsigned threads = 1;
+	double time_limit = 0;		// seconds; 0: one pass
+	unsigned queue_depth = 1;
+	bool direct = false;
+	bool sync = false;
+	bool random_buffer = false;
+	bool timing = false;
+	bool verbose = false;
+	bool json = false;
+	bool cached = false;
+	bool force = false;
+	bool quick = false;
+	bool keep = false;
+};
+
+enum class Action { run, help, version };
+
+struct Parsed {
+	Action action = Action::run;
+	Options opt;
+	Error error;
+};
+
+enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep };
+
+const option long_options[] = {
+	{"write", no_argument, nullptr, 'w'},
+	{"read", no_argument, nullptr, 'r'},
+	{"file", required_argument, nullptr, 'f'},
+	{"block-size", required_argument, nullptr, 'b'},
+	{"size", required_argument, nullptr, 's'},
+	{"threads", required_argument, nullptr, 'j'},
+	{"mode", required_argument, nullptr, 'm'},
+	{"time", required_argument, nullptr, 't'},
+	{"direct", no_argument, nullptr, 'D'},
+	{"sync", no_argument, nullptr, 'S'},
+	{"random-buffer", no_argument, nullptr, 'R'},
+	{"timing", no_argument, nullptr, 'T'},
+	{"queue-depth", required_argument, nullptr, 'q'},
+	{"verbose", no_argument, nullptr, 'v'},
+	{"version", no_argument, nullptr, 'V'},
+	{"help", no_argument, nullptr, 'h'},
+	{"json", no_argument, nullptr, opt_json},
+	{"cached", no_argument, nullptr, opt_cached},
+	{"force", no_argument, nullptr, opt_force},
+	{"quick", no_argument, nullptr, opt_quick},
+	{"keep", no_argument, nullptr, opt_keep},
+	{nullptr, 0, nullptr, 0},
+};
+constexpr char short_options[] = ":wrf:b:s:j:m:t:DSRTq:vVh";
+
+// How the user spelled an option, for messages: "-b" or "--block-size".
+std::string option_name(int c, int long_index)
+{
+	if (long_index >= 0)
+		return std::string("--") + long_options[long_index].name;
+	return format("-%c", c);
+}
+
+Error set_option(Options &o, int c, const char *arg, const std::string &name)
+{
+	switch (c) {
+	case 'w': case 'r': {
+		auto op = c == 'w' ? Options::Op::write : Options::Op::read;
+		if (o.op != Options::Op::none && o.op != op)
+			return usage_error("-w and -r: choose one");
+		o.op = op;
+		break;
+	}
+	case 'f': o.file = arg;
+		  if (o.file.empty()) return usage_error("%s: empty file name", name.c_str());
+		  break;
+	case 'b': case 's': {
+		auto v = parse_size(arg);
+		if (!v)
+			return usage_error("%s %s: invalid size (a positive number with an optional k, m, g or t suffix)",
+					   name.c_str(), arg);
+		(c == 'b' ? o.block_size : o.size) = *v;
+		break;
+	}
+	case 'j': {
+		auto v = parse_count(arg, 1, 4096);
+		if (!v) return usage_error("%s %s: threads must be a whole number from 1 to 4096", name.c_str(), arg);
+		o.threads = *v;
+		break;
+	}
+	case 'q': {
+		auto v = parse_count(arg, 1, 4096);
+		if (!v) return usage_error("%s %s: queue depth must be a whole number from 1 to 4096", name.c_str(), arg);
+		o.queue_depth = *v;
+		break;
+	}
+	case 'm':
+		if (std::strcmp(arg, "seq") == 0) o.random = false;
+		else if (std::strcmp(arg, "rand") == 0) o.random = true;
+		else return usage_error("%s %s: mode must be seq or rand", name.c_str(), arg);
+		break;
+	case 't': {
+		auto v = parse_seconds(arg);
+		if (!v) return usage_error("%s %s: time must be a positive number of seconds", name.c_str(), arg);
+		o.time_limit = *v;
+		break;
+	}
+	case 'D': o.direct = true; break;
+	case 'S': o.sync = true; break;
+	case 'R': o.random_buffer = true; break;
+	case 'T': o.timing = true; break;
+	case 'v': o.verbose = true; break;
+	case opt_json: o.json = true; break;
+	case opt_cached: o.cached = true; break;
+	case opt_force: o.force = true; break;
+	case opt_quick: o.quick = true; break;
+	case opt_keep: o.keep = true; break;
+	}
+	return {};
+}
+
+// Options that are fine one by one but not together.
+Error check_combination(const Options &o)
+{
+	if (o.quick)
+		return usage_error("--quick: the quick suite is not available in this version");
+	if (o.keep)
+		return usage_error("--keep: only meaningful with --quick");
+	if (o.queue_depth > 1)
+		return usage_error("-q %u: queue depths above 1 are not available in this version", o.queue_depth);
+	if (o.op == Options::Op::none) {
+		if (o.timing)
+			return {};
+		return usage_error("one of -w (write) or -r (read) is required; see sdb --help");
+	}
+	if (o.file.empty())
+		return usage_error("-f FILE is required with %s", o.op == Options::Op::write ? "-w" : "-r");
+	if (o.cached && o.direct)
+		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
+	return {};
+}
+
+// Never exits or prints; re-entrant (optind = 0) so tests can call it often.
+Parsed parse_args(int argc, char *argv[])
+{
+	Parsed p;
+	int c;
+	opterr = 0;
+	optind = 0;
+	int long_index = -1;
+	while ((c = getopt_long(argc, argv, short_options, long_options, &long_index)) != -1) {
+		if (c == 'h' || c == 'V') {
+			p.action = c == 'h' ? Action::help : Action::version;
+			return p;
+		}
+		if (c == '?' || c == ':') {
+			const char *given = argv[optind - 1];
+			std::string bad = std::strncmp(given, "--", 2) == 0 ? std::string(given).substr(0, std::string(given).find('='))
+									   : format("-%c", optopt);
+			p.error = usage_error(c == '?' ? "%s: unknown option; see sdb --help" : "%s: missing argument",
+					      bad.c_str());
+			return p;
+		}
+		if ((p.error = set_option(p.opt, c, optarg, option_name(c, long_index))))
+			return p;
+		long_index = -1;
+	}
+	if (optind < argc) {
+		p.error = usage_error("%s: unexpected argument (the target goes after -f)", argv[optind]);
+		return p;
+	}
+	p.error = check_combination(p.opt);
+	return p;
+}
+
+// --------------------------------------------------------------- 4. targets
+
+enum class Kind { missing, file, block, chr };
+
+struct Target {
+	std::string path;
+	Kind kind = Kind::missing;
+	std::uint64_t base = 0;		// first byte of this thread's region
+	std::uint64_t size = 0;		// bytes in the region
+	std::uint64_t existing = 0;	// current size of a file, capacity of a block device
+};
+
+// Everything decided before any thread starts or any file is created.
+struct Plan {
+	Options opt;
+	std::uint64_t block_size = 0;
+	std::uint64_t buffer_size = 0;	// bytes per buffer
+	unsigned buffers = 0;		// one shared for writes, one per thread for reads
+	std::vector<Target> targets;
+	unsigned dio_align = 0;		// bytes; 0 without -D
+	std::string dio_align_source;
+	std::uint32_t fs_type = 0;	// statfs f_type of the target's file system
+	dev_t fs_dev = 0;		// device of that file system, or the block device
+	int exclusive_fd = -1;		// O_EXCL hold on a block device during writes
+};
+
+bool is_write(const Options &o) { return o.op == Options::Op::write; }
+
+std::string dirname_of(const std::string &path)
+{
+	auto slash = path.find_last_of('/');
+	if (slash == std::string::npos)
+		return ".";
+	return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string read_line(const std::string &path)
+{
+	std::ifstream in(path);
+	std::string line;
+	std::getline(in, line);
+	return line;
+}
+
+std::string sysfs_dev(dev_t dev)
+{
+	return format("/sys/dev/block/%u:%u", major(dev), minor(dev));
+}
+
+std::string fs_name(std::uint32_t type)
+{
+	switch (type) {
+	case EXT4_SUPER_MAGIC: return "ext2/3/4";
+	case TMPFS_MAGIC: return "tmpfs";
+	case RAMFS_MAGIC: return "ramfs";
+	case XFS_SUPER_MAGIC: return "xfs";
+	case BTRFS_SUPER_MAGIC: return "btrfs";
+	case 0x2fc12fc1: return "zfs";
+	case NFS_SUPER_MAGIC: return "nfs";
+	case 0x65735546: return "fuse";
+	case 0xf2f52010: return "f2fs";
+	case 0x794c7630: return "overlayfs";
+	case MSDOS_SUPER_MAGIC: return "vfat";
+	case 0x5346544e: return "ntfs";
+	default: return format("0x%x", type);
+	}
+}
+
+bool memory_fs(std::uint32_t type) { return type == TMPFS_MAGIC || type == RAMFS_MAGIC; }
+
+// O_DIRECT alignment for a path (or the directory a new file goes into).
+// statx STATX_DIOALIGN where the kernel has it, BLKSSZGET on block devices,
+// else the logical block size of the file system's device, else 4096.
+unsigned dio_alignment(const std::string &path, Kind kind, dev_t fs_dev, std::string &source)
+{
+	if (kind == Kind::block) {
+		int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		int lbs = 0;
+		if (fd >= 0 && ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > 0) {
+			close(fd);
+			source = "BLKSSZGET";
+			return static_cast<unsigned>(lbs);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+#ifdef STATX_DIOALIGN
+	struct statx stx {};
+	const std::string &probe = kind == Kind::missing ? dirname_of(path) : path;
+	if (statx(AT_FDCWD, probe.c_str(), 0, STATX_DIOALIGN, &stx) == 0 &&
+	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align > 0) {
+		source = "statx";
+		return std::max(stx.stx_dio_offset_align, stx.stx_dio_mem_align);
+	}
+#endif
+	if (kind != Kind::chr) {
+		unsigned long lbs = std::strtoul(read_line(sysfs_dev(fs_dev) + "/queue/logical_block_size").c_str(), nullptr, 10);
+		if (lbs == 0)	// a partition: the queue lives with the whole disk
+			lbs = std::strtoul(read_line(sysfs_dev(fs_dev) + "/../queue/logical_block_size").c_str(), nullptr, 10);
+		if (lbs >= 512 && lbs <= 65536 && (lbs & (lbs - 1)) == 0) {
+			source = "logical block size";
+			return static_cast<unsigned>(lbs);
+		}
+	}
+	source = "default";
+	return 4096;
+}
+
+// Who uses a block device: a mount of it or of a partition, or a holder
+// (md, LVM, dm-crypt).  Empty when nobody does.
+std::string device_users(dev_t dev)
+{
+	std::vector<std::pair<std::string, dev_t>> devs{{"", dev}};
+	std::string sys = sysfs_dev(dev);
+	if (DIR *d = opendir(sys.c_str())) {
+		while (dirent *e = readdir(d)) {
+			std::string part = sys + "/" + e->d_name;
+			if (e->d_name[0] == '.' || access((part + "/partition").c_str(), F_OK) != 0)
+				continue;
+			unsigned ma = 0, mi = 0;
+			if (std::sscanf(read_line(part + "/dev").c_str(), "%u:%u", &ma, &mi) == 2)
+				devs.push_back({e->d_name, makedev(ma, mi)});
+		}
+		closedir(d);
+	}
+	for (auto &[part, num] : devs) {
+		std::string who = part.empty() ? "" : "partition " + part + " ";
+		std::ifstream mounts("/proc/self/mountinfo");
+		std::string line;
+		std::string want = format(" %u:%u ", major(num), minor(num));
+		while (std::getline(mounts, line)) {
+			auto at = line.find(want);
+			if (at == std::string::npos || at > line.find(" - "))
+				continue;
+			std::size_t root_end = line.find(' ', at + want.size());
+			std::size_t mp_end = line.find(' ', root_end + 1);
+			return who + "mounted on " + line.substr(root_end + 1, mp_end - root_end - 1);
+		}
+		std::string holders = sysfs_dev(num) + "/holders";
+		if (DIR *d = opendir(holders.c_str())) {
+			std::string name;
+			while (dirent *e = readdir(d))
+				if (e->d_name[0] != '.')
+					name = e->d_name;
+			closedir(d);
+			if (!name.empty())
+				return who + "held by " + name + " (md, LVM or device mapper)";
+		}
+	}
+	return "";
+}
+
+// Writing to a block device: --force, nobody using it, and an O_EXCL hold
+// for the whole run so that nobody mounts it meanwhile.
+Error claim_block_device(const std::string &path, dev_t rdev, Plan &plan)
+{
+	if (!plan.opt.force)
+		return usage_error("%s is a block device: writing destroys its data; add --force if you mean it", path.c_str());
+	std::string users = device_users(rdev);
+	if (!users.empty())
+		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path.c_str(), users.c_str());
+	plan.exclusive_fd = open(path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (plan.exclusive_fd < 0 && errno == EBUSY)
+		return runtime_error("%s is in use (open with O_EXCL: %s): refusing to write to it, even with --force",
+				     path.c_str(), std::strerror(errno));
+	if (plan.exclusive_fd < 0)
+		return sys_error(errno, "open: %s", path.c_str());
+	return {};
+}
+
+std::uint64_t block_device_size(const std::string &path)
+{
+	std::uint64_t bytes = 0;
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+			bytes = 0;
+		close(fd);
+	}
+	return bytes;
+}
+
+// Inspect one path: kind and current size, and the file system under it.
+Error inspect(Target &t, Plan &plan, bool first)
+{
+	struct stat st {};
+	if (stat(t.path.c_str(), &st) != 0) {
+		if (errno != ENOENT || !is_write(plan.opt))
+			return sys_error(errno, "%s", t.path.c_str());
+		std::string dir = dirname_of(t.path);
+		struct stat dst {};
+		if (stat(dir.c_str(), &dst) != 0)
+			return sys_error(errno, "%s", t.path.c_str());
+		if (!S_ISDIR(dst.st_mode))
+			return sys_error(ENOTDIR, "%s", t.path.c_str());
+		t.kind = Kind::missing;
+		st = dst;
+	} else if (S_ISDIR(st.st_mode)) {
+		return sys_error(EISDIR, "%s", t.path.c_str());
+	} else if (S_ISBLK(st.st_mode)) {
+		t.kind = Kind::block;
+		t.existing = block_device_size(t.path);
+	} else if (S_ISCHR(st.st_mode)) {
+		t.kind = Kind::chr;
+	} else if (S_ISREG(st.st_mode)) {
+		t.kind = Kind::file;
+		t.existing = static_cast<std::uint64_t>(st.st_size);
+	} else {
+		return runtime_error("%s: not a regular file or a device", t.path.c_str());
+	}
+	if (first) {
+		plan.fs_dev = t.kind == Kind::block ? st.st_rdev : st.st_dev;
+		struct statfs sfs {};
+		std::string probe = t.kind == Kind::missing ? dirname_of(t.path) : t.path;
+		if (statfs(probe.c_str(), &sfs) == 0)
+			plan.fs_type = static_cast<std::uint32_t>(sfs.f_type);
+		if (t.kind == Kind::block && is_write(plan.opt))
+			return claim_block_device(t.path, st.st_rdev, plan);
+	}
+	return {};
+}
+
+// The list of targets: FILE, FILE.0..FILE.N-1, or one device for all.
+Error make_targets(Plan &plan)
+{
+	const Options &o = plan.opt;
+	struct stat st {};
+	bool exists = stat(o.file.c_str(), &st) == 0;
+	if (o.threads == 1 || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))) {
+		Target t{o.file};
+		if (Error e = inspect(t, plan, true))
+			return e;
+		plan.targets.assign(o.threads, t);
+		return {};
+	}
+	if (exists && S_ISDIR(st.st_mode))
+		return sys_error(EISDIR, "%s", o.file.c_str());
+	for (unsigned i = 0; i < o.threads; i++) {
+		Target t{format("%s.%u", o.file.c_str(), i)};
+		if (Error e = inspect(t, plan, i == 0))
+			return e;
+		plan.targets.push_back(t);
+	}
+	return {};
+}
+
+// Bytes per thread and where each thread's region starts.
+Error size_targets(Plan &plan)
+{
+	const Options &o = plan.opt;
+	for (std::size_t i = 0; i < plan.targets.size(); i++) {
+		Target &t = plan.targets[i];
+		if (o.size) {
+			t.size = o.size;
+		} else if (is_write(o)) {
+			t.size = GiB;
+		} else if (t.kind == Kind::chr) {
+			return usage_error("-s SIZE is required to read the character device %s", t.path.c_str());
+		} else if (t.kind == Kind::block) {
+			t.size = t.existing / o.threads / plan.block_size * plan.block_size;
+		} else {
+			t.size = t.existing;
+		}
+		if (t.size == 0)
+			return runtime_error("%s: %s, nothing to read", t.path.c_str(),
+					     t.kind == Kind::block ? "device smaller than one block per thread" : "file is empty");
+		if (t.kind == Kind::block) {
+			t.base = i * t.size;
+			if (t.existing < t.base + t.size)
+				return runtime_error("%s: short device: %s, but %u thread(s) x %s need %s", t.path.c_str(),
+						     format_bytes(t.existing).c_str(), o.threads, format_bytes(t.size).c_str(),
+						     format_bytes(t.size * o.threads).c_str());
+		}
+		if (o.random && t.size < plan.block_size)
+			return usage_error("-s %s is smaller than one %s block: random mode has nothing to do",
+					   format_bytes(t.size).c_str(), format_bytes(plan.block_size).c_str());
+	}
+	return {};
+}
+
+// With -D, every I/O length and offset must be a multiple of dio_align.
+Error check_alignment(Plan &plan)
+{
+	const Options &o = plan.opt;
+	const Target &t = plan.targets[0];
+	plan.dio_align = dio_alignment(t.path, t.kind, plan.fs_dev, plan.dio_align_source);
+	unsigned a = plan.dio_align;
+	if (plan.block_size % a)
+		return usage_error("-b %" PRIu64 ": O_DIRECT on %s needs multiples of %u bytes", plan.block_size,
+				   t.path.c_str(), a);
+	for (const Target &x : plan.targets) {
+		std::uint64_t tail = o.random ? 0 : x.size % plan.block_size;
+		if (tail % a || x.base % a)
+			return usage_error("-s %" PRIu64 ": O_DIRECT on %s needs a size that is a multiple of %u bytes%s",
+					   x.size, x.path.c_str(), a, o.size ? "" : " (the file's size is not; give -s)");
+	}
+	return {};
+}
+
+std::uint64_t available_memory()
+{
+	std::ifstream in("/proc/meminfo");
+	std::string key;
+	std::uint64_t kib = 0;
+	while (in >> key >> kib)
+		if (key == "MemAvailable:")
+			return kib * KiB;
+	return static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+Error check_memory(Plan &plan)
+{
+	std::uint64_t need = plan.buffer_size * plan.buffers;
+	if (need / plan.buffers != plan.buffer_size)
+		need = UINT64_MAX;
+	std::uint64_t have = available_memory();
+	if (need > have / 10 * 9)
+		return usage_error("-b %s x %u buffer(s) needs %s of memory, but only %s is available",
+				   format_bytes(plan.block_size).c_str(), plan.buffers, format_bytes(need).c_str(),
+				   format_bytes(have).c_str());
+	return {};
+}
+
+// Check everything that can be checked before touching a target.
+Error make_plan(const Options &opt, Plan &plan)
+{
+	plan.opt = opt;
+	plan.block_size = opt.block_size ? opt.block_size : opt.random ? 4 * KiB : MiB;
+	if (Error e = make_targets(plan))
+		return e;
+	if (Error e = size_targets(plan))
+		return e;
+	if (opt.direct)
+		if (Error e = check_alignment(plan))
+			return e;
+	std::uint64_t largest = 0;
+	for (const Target &t : plan.targets)
+		largest = std::max(largest, t.size);
+	plan.buffer_size = std::min(plan.block_size, largest);
+	if (plan.dio_align)
+		plan.buffer_size = (plan.buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
+	plan.buffers = is_write(opt) ? 1 : opt.threads;
+	return check_memory(plan);
+}
+
+// --------------------------------------------------------------- 5. buffers
+
+constexpr std::size_t huge_page = 2 * MiB;
+
+// An anonymous mapping, page-aligned, 2 MiB-aligned and advised to use huge
+// pages when large: a 1 MiB O_DIRECT request from 4 KiB pages may be split
+// by a device with few segments per request; from one huge page it is not.
+// The memory is touched here so that no page fault lands in a timed loop.
+class Buffer {
+public:
+	Buffer() = default;
+	Buffer(const Buffer &) = delete;
+	Buffer &operator=(const Buffer &) = delete;
+	~Buffer() { release(); }
+
+	bool allocate(std::size_t size)
+	{
+		release();
+		std::size_t align = size >= huge_page ? huge_page : static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+		std::size_t length = (size + align - 1) / align * align;
+		std::size_t mapped = length + align;
+		void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return false;
+		auto addr = reinterpret_cast<std::uintptr_t>(p);
+		auto start = (addr + align - 1) / align * align;
+		if (start > addr)
+			munmap(p, start - addr);
+		std::size_t tail = mapped - (start - addr) - length;
+		if (tail)
+			munmap(reinterpret_cast<void *>(start + length), tail);
+		data_ = reinterpret_cast<char *>(start);
+		size_ = length;
+		if (align == huge_page)
+			madvise(data_, size_, MADV_HUGEPAGE);
+		std::memset(data_, 0, size_);
+		return true;
+	}
+	char *data() const { return data_; }
+	std::size_t size() const { return size_; }
+
+private:
+	void release()
+	{
+		if (data_)
+			munmap(data_, size_);
+		data_ = nullptr;
+		size_ = 0;
+	}
+	char *data_ = nullptr;
+	std::size_t size_ = 0;
+};
+
+// Bytes of a mapping backed by transparent huge pages (for -v).
+std::uint64_t huge_page_bytes(const void *addr)
+{
+	std::ifstream smaps("/proc/self/smaps");
+	std::string line;
+	bool inside = false;
+	auto want = reinterpret_cast<std::uintptr_t>(addr);
+	while (std::getline(smaps, line)) {
+		unsigned long lo = 0, hi = 0;
+		if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+			inside = want >= lo && want < hi;
+		} else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+			return std::strtoull(line.c_str() + 14, nullptr, 10) * KiB;
+		}
+	}
+	return 0;
+}
+
+// Fill from the kernel's random source (what /dev/urandom reads), one
+// chunk per core in parallel: a 64 MiB random buffer must not be the slow
+// part of a quick check.
+bool fill_random(char *data, std::size_t size)
+{
+	unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+	std::size_t chunk = (size / workers + 4095) / 4096 * 4096;
+	std::atomic<bool> ok{true};
+	auto fill = [&](std::size_t from, std::size_t to) {
+		while (from < to) {
+			ssize_t n = getrandom(data + from, std::min<std::size_t>(to - from, 32 * MiB), 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ok = false;
+				return;
+			}
+			from += static_cast<std::size_t>(n);
+		}
+	};
+	std::vector<std::thread> helpers;
+	try {
+		for (std::size_t from = chunk; from < size; from += chunk)
+			helpers.emplace_back(fill, from, std::min(size, from + chunk));
+	} catch (const std::system_error &) {
+		for (auto &h : helpers) h.join();
+		fill(0, size);	// no threads to be had: do it all here
+		return ok;
+	}
+	fill(0, std::min(size, chunk));
+	for (auto &h : helpers)
+		h.join();
+	return ok;
+}
+
+// ------------------------------------------------------------ 6. statistics
+
+// A pseudo-random order of 0..n-1 with O(1) memory.  An LCG modulo 2^k
+// (k = bits to hold n-1; a = 1 mod 4 and c odd give the full period 2^k)
+// walks every k-bit state once per period; a bijection of k-bit values
+// (xorshift, odd multiply, xorshift) scrambles the LCG's weak low bits;
+// values >= n are skipped (cycle walking).  Any n consecutive outputs are
+// a permutation of 0..n-1, and since n > 2^(k-1) fewer than 2 steps are
+// taken per output on average.
+class Permutation {
+public:
+	Permutation(std::uint64_t n, std::uint64_t seed) : n_(n)
+	{
+		unsigned bits = 0;
+		while (bits < 64 && (n - 1) >> bits)
+			bits++;
+		mask_ = bits == 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+		shift_ = std::max(1u, bits / 2);
+		state_ = mix(seed) & mask_;
+		increment_ = (mix(seed + 1) | 1) & mask_;
+		multiplier_ = mix(seed + 2) | 1;
+	}
+
+	std::uint64_t next()
+	{
+		for (;;) {
+			state_ = (state_ * 6364136223846793005ULL + increment_) & mask_;
+			std::uint64_t x = state_;
+			x ^= x >> shift_;
+			x = (x * multiplier_) & mask_;
+			x ^= x >> shift_;
+			if (x < n_)
+				return x;
+		}
+	}
+
+private:
+	static std::uint64_t mix(std::uint64_t z)	// splitmix64
+	{
+		z += 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		return z ^ (z >> 31);
+	}
+	std::uint64_t n_, mask_, state_, increment_, multiplier_;
+	unsigned shift_;
+};
+
+// Latency in nanoseconds, HdrHistogram-style: values below 256 exactly,
+// above that 128 linear sub-buckets per power of two (< 0.8% wide), fixed
+// memory, O(1) add.  Percentiles are reported as bucket midpoints.
+class Histogram {
+public:
+	static constexpr unsigned sub_bits = 7;
+	static constexpr unsigned sub_count = 1u << sub_bits;		// 128
+	static constexpr unsigned buckets = 2 * sub_count + (63 - sub_bits) * sub_count;
+
+	Histogram() : counts_(buckets, 0) {}
+
+	void add(std::uint64_t v)
+	{
+		counts_[index(v)]++;
+		count_++;
+		sum_ += v;
+		min_ = std::min(min_, v);
+		max_ = std::max(max_, v);
+	}
+
+	void merge(const Histogram &h)
+	{
+		for (unsigned i = 0; i < buckets; i++)
+			counts_[i] += h.counts_[i];
+		count_ += h.count_;
+		sum_ += h.sum_;
+		min_ = std::min(min_, h.min_);
+		max_ = std::max(max_, h.max_);
+	}
+
+	std::uint64_t count() const { return count_; }
+	std::uint64_t min() const { return count_ ? min_ : 0; }
+	std::uint64_t max() const { return max_; }
+	std::uint64_t mean() const { return count_ ? sum_ / count_ : 0; }
+
+	// The value at or below which a fraction q (0..1) of the samples lie.
+	std::uint64_t percentile(double q) const
+	{
+		if (count_ == 0)
+			return 0;
+		auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
+		if (rank >= count_)
+			return max_;
+		rank = std::max<std::uint64_t>(rank, 1);
+		std::uint64_t seen = 0;
+		for (unsigned i = 0; i < buckets; i++) {
+			seen += counts_[i];
+			if (seen >= rank)
+				return std::clamp(midpoint(i), min(), max_);
+		}
+		return max_;
+	}
+
+	static unsigned index(std::uint64_t v)
+	{
+		if (v < 2 * sub_count)
+			return static_cast<unsigned>(v);
+		unsigned msb = 63u - static_cast<unsigned>(__builtin_clzll(v));
+		unsigned shift = msb - sub_bits;
+		return (shift + 1) * sub_count + static_cast<unsigned>(v >> shift) - sub_count;
+	}
+
+	static std::uint64_t midpoint(unsigned i)
+	{
+		if (i < 2 * sub_count)
+			return i;
+		unsigned shift = i / sub_count - 1;
+		std::uint64_t low = static_cast<std::uint64_t>(i % sub_count + sub_count) << shift;
+		return low + ((std::uint64_t{1} << shift) >> 1);
+	}
+
+private:
+	std::vector<std::uint64_t> counts_;
+	std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
+};
+
+// --------------------------------------------------------------- 7. workers
+
+std::int64_t now_ns()
+{
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
+
+struct alignas(64) Worker {
+	unsigned id = 0;
+	const Target *target = nullptr;
+	const Plan *plan = nullptr;
+	char *buffer = nullptr;
+	int fd = -1;
+
+	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
+	std::uint64_t bytes = 0, ops = 0;
+	std::int64_t start_ns = 0, end_ns = 0;
+	int cpu = -1;
+	bool eof = false;		// a read reached end of file before SIZE
+	bool laid_out = false;		// random writes: the file was written first
+	double resident = 0;		// fraction of the file still cached after eviction
+	Histogram latency;
+	Error error;
+};
+
+// The full transfer at one offset, continuing partial transfers and
+// retrying EINTR.  Returns the bytes moved (short only at end of file) or
+// -errno.
+template <bool Write>
+ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset)
+{
+	std::size_t done = 0;
+	while (done < len) {
+		ssize_t n = Write ? pwrite(fd, buf + done, len - done, static_cast<off_t>(offset + done))
+				  : pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
+		if (n > 0) {
+			done += static_cast<std::size_t>(n);
+		} else if (n == 0) {
+			if (Write)
+				return -EIO;	// pwrite moved nothing: never loop forever
+			break;
+		} else if (errno == EINVAL && !Write && done > 0) {
+			break;	// O_DIRECT after a short read at end of file: the rest is unaligned
+		} else if (errno != EINTR) {
+			return -errno;
+		}
+	}
+	return static_cast<ssize_t>(done);
+}
+
+Error open_target(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	int flags = O_CLOEXEC | (is_write(o) ? O_WRONLY : O_RDONLY);
+	if (is_write(o) && w.target->kind != Kind::block && w.target->kind != Kind::chr)
+		flags |= O_CREAT;	// never O_TRUNC: an existing file is overwritten in place
+	if (o.direct)
+		flags |= O_DIRECT;
+	if (o.sync)
+		flags |= O_SYNC;
+	w.fd = open(w.target->path.c_str(), flags, 0644);
+	if (w.fd < 0 && errno == EINVAL && o.direct)
+		return runtime_error("open: %s: the file system does not support O_DIRECT (-D): %s",
+				     w.target->path.c_str(), std::strerror(errno));
+	if (w.fd < 0)
+		return sys_error(errno, "open: %s", w.target->path.c_str());
+	return {};
+}
+
+// Random writes into a file shorter than SIZE would measure allocation, not
+// overwrites: write it sequentially first, untimed (fio does the same).
+Error lay_out(Worker &w)
+{
+	const Target &t = *w.target;
+	struct stat st {};
+	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= t.size)
+		return {};
+	std::uint64_t bs = w.plan->block_size;
+	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < t.size; pos += bs) {
+		if (g_stop.load(std::memory_order_relaxed))
+			return {};
+		std::size_t len = static_cast<std::size_t>(std::min(bs, t.size - pos));
+		ssize_t n = transfer<true>(w.fd, w.buffer, len, pos);
+		if (n < 0)
+			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(), pos);
+	}
+	if (fdatasync(w.fd) != 0)
+		return sys_error(errno, "fdatasync: %s", t.path.c_str());
+	w.laid_out = true;
+	return {};
+}
+
+// Fraction of [0,size) of a file that is in the page cache (mincore).
+double cached_fraction(int fd, std::uint64_t size)
+{
+	if (size == 0)
+		return 0;
+	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return 0;
+	std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+	std::vector<unsigned char> vec((size + page - 1) / page);
+	std::size_t in_core = 0;
+	if (mincore(map, size, vec.data()) == 0)
+		for (unsigned char c : vec)
+			in_core += c & 1;
+	munmap(map, size);
+	return static_cast<double>(in_core) / static_cast<double>(vec.size());
+}
+
+// A read not meant to measure the cache starts with the target's pages
+// evicted; dirty pages must be written first or they cannot be dropped.
+void evict(Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind == Kind::chr)
+		return;
+	fdatasync(w.fd);
+	posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
+	if (t.kind == Kind::file)
+		w.resident = cached_fraction(w.fd, std::min(t.size, t.existing));
+}
+
+Error prepare(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	if (Error e = open_target(w))
+		return e;
+	if (is_write(o) && o.random && w.target->kind != Kind::block && w.target->kind != Kind::chr)
+		if (Error e = lay_out(w))
+			return e;
+	if (!is_write(o) && !o.direct && !o.cached)
+		evict(w);
+	return {};
+}
+
+// The timed loop: the I/O call, one clock read per I/O (the end of one I/O
+// is the start of the next), a histogram add and a relaxed counter store.
+// Everything else is decided outside it (template parameters, locals).
+template <bool Write, bool Random>
+void io_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const std::uint64_t bs = w.plan->block_size;
+	const bool time_based = w.plan->opt.time_limit > 0;
+	const std::int64_t deadline = w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
+	const std::uint64_t blocks = t.size / bs;
+	Permutation order(Random ? blocks : 1, 0x5db0000 + w.id);
+	std::uint64_t pos = 0, left = blocks, bytes = 0, ops = 0;
+	std::int64_t prev = w.start_ns;
+
+	for (;;) {
+		std::uint64_t offset;
+		std::size_t len;
+		if (Random) {
+			if (left == 0) {
+				if (!time_based)
+					break;
+				left = blocks;
+			}
+			left--;
+			offset = order.next() * bs;
+			len = static_cast<std::size_t>(bs);
+		} else {
+			if (pos >= t.size) {
+				if (!time_based)
+					break;
+				pos = 0;
+			}
+			offset = pos;
+			len = static_cast<std::size_t>(std::min(bs, t.size - pos));
+			pos += len;
+		}
+		ssize_t n = transfer<Write>(w.fd, w.buffer, len, t.base + offset);
+		std::int64_t now = now_ns();
+		if (n < 0) {
+			w.error = sys_error(static_cast<int>(-n), "%s: %s at offset %" PRIu64, Write ? "write" : "read",
+					    t.path.c_str(), t.base + offset);
+			g_stop.store(true, std::memory_order_relaxed);
+			break;
+		}
+		w.latency.add(static_cast<std::uint64_t>(now - prev));
+		prev = now;
+		bytes += static_cast<std::uint64_t>(n);
+		ops++;
+		w.bytes_done.store(bytes, std::memory_order_relaxed);
+		if (static_cast<std::size_t>(n) < len) {
+			w.eof = true;
+			break;
+		}
+		if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
+			break;
+	}
+	w.bytes = bytes;
+	w.ops = ops;
+	w.end_ns = prev;
+}
+
+// Why fdatasync belongs inside the timing: without it a buffered write
+// measures how fast the page cache accepts data, not the device.  Devices
+// with no cache to flush (/dev/null) answer EINVAL, which is fine.
+void finish_write(Worker &w)
+{
+	if (w.plan->opt.cached || w.error)
+		return;
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {
+		w.error = sys_error(errno, "fdatasync: %s", w.target->path.c_str());
+		g_stop.store(true, std::memory_order_relaxed);
+	}
+	w.end_ns = now_ns();
+}
+
+void timed_phase(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	w.start_ns = now_ns();
+	w.cpu = sched_getcpu();
+	if (is_write(o)) {
+		o.random ? io_loop<true, true>(w) : io_loop<true, false>(w);
+		finish_write(w);
+	} else {
+		o.random ? io_loop<false, true>(w) : io_loop<false, false>(w);
+	}
+}
+
+// ------------------------------------------------------------- 8. the run
+
+// The start barrier: workers prepare, report ready, then wait for the gate.
+// The last worker to get ready, and every worker that finishes, pokes an
+// eventfd so that the supervising main thread wakes at once.
+struct Gate {
+	std::mutex mutex;
+	std::condition_variable cv;
+	bool open = false;
+	std::atomic<unsigned> workers{0};
+	std::atomic<unsigned> ready{0};
+	std::atomic<unsigned> done{0};
+	int wake_fd = -1;
+
+	void poke() const
+	{
+		std::uint64_t one = 1;
+		ssize_t ignored = write(wake_fd, &one, sizeof one);
+		(void)ignored;
+	}
+	void arrive()
+	{
+		if (ready.fetch_add(1) + 1 == workers)
+			poke();
+		std::unique_lock<std::mutex> lock(mutex);
+		cv.wait(lock, [this] { return open; });
+	}
+	void release()
+	{
+		{
+			std::lock_guard<std::mutex> lock(mutex);
+			open = true;
+		}
+		cv.notify_all();
+	}
+	void leave()
+	{
+		done.fetch_add(1);
+		poke();
+	}
+};
+
+struct Shared {
+	Gate gate;
+	std::vector<std::unique_ptr<Worker>> workers;
+};
+
+struct WorkerArgs {
+	Worker *worker;
+	Gate *gate;
+};
+
+void *worker_main(void *arg)
+{
+	auto *a = static_cast<WorkerArgs *>(arg);
+	Worker &w = *a->worker;
+	w.error = prepare(w);
+	if (w.error)
+		g_stop.store(true, std::memory_order_relaxed);
+	a->gate->arrive();
+	if (!w.error && !g_stop.load())
+		timed_phase(w);
+	if (w.fd >= 0)
+		close(w.fd);
+	a->gate->leave();
+	return nullptr;
+}
+
+struct Sample {
+	double t;		// seconds since the start
+	std::uint64_t bytes;	// all threads together
+};
+
+struct RunResult {
+	std::int64_t start_ns = 0;
+	std::vector<Sample> samples;
+	rusage usage_before {}, usage_after {};
+	bool interrupted = false;
+	std::uint64_t planned_bytes = 0;
+};
+
+std::uint64_t total_done(const Shared &s)
+{
+	std::uint64_t sum = 0;
+	for (auto &w : s.workers)
+		sum += w->bytes_done.load(std::memory_order_relaxed);
+	return sum;
+}
+
+// The live status line: only to a terminal, never with --json.
+void draw_progress(const RunResult &r, const Plan &plan, std::uint64_t bytes, double elapsed)
+{
+	double bps = rate(bytes, elapsed);
+	double eta;
+	if (plan.opt.time_limit > 0)
+		eta = std::max(0.0, plan.opt.time_limit - elapsed);
+	else
+		eta = bps > 0 ? static_cast<double>(r.planned_bytes - std::min(bytes, r.planned_bytes)) / bps : 0;
+	std::fprintf(stderr, "\r%s  %s  %.1f s  ETA %.0f s\033[K", format_bytes(bytes).c_str(),
+		     format_rate(bps).c_str(), elapsed, eta);
+	std::fflush(stderr);
+}
+
+// SIGINT and SIGTERM arrive through a signalfd (they are blocked in every
+// thread), worker news through the gate's eventfd: no signal handler ever
+// runs, and no I/O call in a worker is interrupted by one.
+struct Waiter {
+	int signal_fd = -1;
+	int wake_fd = -1;
+
+	// Wait up to ms for a signal or a poke.  A second signal ends sdb at once.
+	void wait(int ms, bool &interrupted) const
+	{
+		pollfd fds[2] = {{signal_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+		if (poll(fds, 2, ms) <= 0)
+			return;
+		std::uint64_t count;
+		if (fds[1].revents & POLLIN) {
+			ssize_t ignored = read(wake_fd, &count, sizeof count);
+			(void)ignored;
+		}
+		signalfd_siginfo info;
+		if (!(fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info)
+			return;
+		if (interrupted) {
+			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
+			ssize_t ignored = write(2, msg, sizeof msg - 1);
+			(void)ignored;
+			_exit(exit_interrupted);
+		}
+		interrupted = true;
+		g_stop.store(true);
+	}
+};
+
+// Main thread while the workers run: the sampler, the progress line and the
+// signal handling all live here, so the workers only do I/O.
+void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
+{
+	unsigned n = s.gate.workers;
+	while (s.gate.ready.load() < n)
+		waiter.wait(100, r.interrupted);
+	getrusage(RUSAGE_SELF, &r.usage_before);
+	r.start_ns = now_ns();
+	s.gate.release();
+	bool tty = !plan.opt.json && isatty(2);
+	bool drawn = false;
+	const std::int64_t tick = 100000000;	// a sample every 0.1 s
+	std::int64_t next_sample = r.start_ns + tick, next_draw = r.start_ns + 1000000000;
+	while (s.gate.done.load() < n) {
+		std::int64_t now = now_ns();
+		if (now < next_sample) {
+			waiter.wait(static_cast<int>((next_sample - now + 999999) / 1000000), r.interrupted);
+			continue;
+		}
+		next_sample += tick;
+		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
+		if (tty && now >= next_draw) {
+			draw_progress(r, plan, r.samples.back().bytes, r.samples.back().t);
+			drawn = true;
+			next_draw = now + 250000000;
+		}
+	}
+	getrusage(RUSAGE_SELF, &r.usage_after);
+	if (drawn)
+		std::fprintf(stderr, "\r\033[K");
+}
+
+Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers,
+		    std::vector<WorkerArgs> &args, std::vector<pthread_t> &threads)
+{
+	unsigned n = plan.opt.threads;
+	s.gate.workers = n;
+	args.resize(n);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * KiB);
+	for (unsigned i = 0; i < n; i++) {
+		auto w = std::make_unique<Worker>();
+		w->id = i;
+		w->plan = &plan;
+		w->target = &plan.targets[i];
+		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
+		args[i] = {w.get(), &s.gate};
+		s.workers.push_back(std::move(w));
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_t th;
+		int err = pthread_create(&th, &attr, worker_main, &args[i]);
+		if (err) {
+			pthread_attr_destroy(&attr);
+			g_stop.store(true);
+			s.gate.workers = i;	// the missing threads will never be ready
+			s.workers.resize(i);
+			if (s.gate.ready.load() == i)
+				s.gate.poke();
+			return sys_error(err, "cannot start thread %u of %u", i + 1, n);
+		}
+		threads.push_back(th);
+	}
+	pthread_attr_destroy(&attr);
+	return {};
+}
+
+// --------------------------------------------------------------- 9. extras
+
+struct MemoryRates {
+	double memset_bps = 0, memcpy_bps = 0, memmove_bps = 0;
+	std::uint64_t bytes = 0;
+};
+
+// The memory ceiling: each operation over at least 64 MiB (a smaller block
+// would measure the CPU caches), repeated for at least min_seconds.  With
+// copy_only just memcpy: the cheap check behind the "faster than memory"
+// warning.
+MemoryRates time_memory(std::uint64_t block_size, double min_seconds, bool copy_only)
+{
+	MemoryRates m;
+	std::uint64_t have = available_memory() / 4;
+	m.bytes = std::min(std::max<std::uint64_t>(block_size, 64 * MiB), std::max<std::uint64_t>(have, MiB));
+	Buffer a, b;
+	if (!a.allocate(m.bytes) || !b.allocate(m.bytes + 64)) {
+		m.bytes = 0;
+		return m;
+	}
+	auto measure = [&](auto op) {
+		std::uint64_t moved = 0;
+		std::int64_t start = now_ns(), now = start;
+		while (now - start < min_seconds * 1e9 || moved == 0) {
+			op();
+			moved += m.bytes;
+			now = now_ns();
+		}
+		return rate(moved, (now - start) / 1e9);
+	};
+	volatile char sink = 0;
+	m.memcpy_bps = measure([&] { std::memcpy(b.data(), a.data(), m.bytes); sink = b.data()[1]; });
+	if (copy_only)
+		return m;
+	m.memset_bps = measure([&] { std::memset(a.data(), static_cast<int>(sink), m.bytes); sink = a.data()[m.bytes / 2]; });
+	m.memmove_bps = measure([&] { std::memmove(b.data() + 64, b.data(), m.bytes); sink = b.data()[65]; });
+	return m;
+}
+
+struct Environment {
+	std::string host, kernel, fs, device, scheduler;
+	std::string logical_block, physical_block, rotational;
+	std::uint64_t buffer_bytes = 0, buffer_huge = 0;
+};
+
+// The block device under the target: its sysfs directory, climbing from a
+// partition to the whole disk for the queue settings.
+std::string queue_dir(dev_t dev, std::string &name)
+{
+	char real[PATH_MAX];
+	std::string sys = sysfs_dev(dev);
+	if (!realpath(sys.c_str(), real))
+		return "";
+	std::string dir = real;
+	name = dir.substr(dir.find_last_of('/') + 1);
+	if (access((dir + "/partition").c_str(), F_OK) == 0)
+		dir = dirname_of(dir);
+	return dir + "/queue";
+}
+
+Environment describe(const Plan &plan, const Buffer &buffer)
+{
+	Environment env;
+	utsname u {};
+	if (uname(&u) == 0) {
+		env.host = u.nodename;
+		env.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
+	}
+	env.fs = plan.targets.empty() ? "" : plan.targets[0].kind == Kind::block ? "none (block device)"
+				: fs_name(plan.fs_type);
+	if (!plan.targets.empty() && plan.targets[0].kind == Kind::chr)
+		env.fs = "none (character device)";
+	std::string queue = queue_dir(plan.fs_dev, env.device);
+	if (!queue.empty()) {
+		env.scheduler = read_line(queue + "/scheduler");
+		env.logical_block = read_line(queue + "/logical_block_size");
+		env.physical_block = read_line(queue + "/physical_block_size");
+		env.rotational = read_line(queue + "/rotational");
+	}
+	if (env.device.empty())
+		env.device = format("%u:%u (no block device)", major(plan.fs_dev), minor(plan.fs_dev));
+	env.buffer_bytes = buffer.size();
+	env.buffer_huge = buffer.data() ? huge_page_bytes(buffer.data()) : 0;
+	return env;
+}
+
+// Numbers that would mislead, said in words.
+std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const MemoryRates *mem)
+{
+	std::vector<std::string> w;
+	const Options &o = plan.opt;
+	const Target &t0 = plan.targets[0];
+	if (memory_fs(plan.fs_type) && t0.kind != Kind::block && t0.kind != Kind::chr)
+		w.push_back(format("%s is on %s: this measures memory, not a disk", t0.path.c_str(),
+				   fs_name(plan.fs_type).c_str()));
+	if (is_write(o) && !o.random_buffer && t0.kind != Kind::chr)
+		w.push_back("the buffer is all zeros: compressing or deduplicating storage will look faster; use -R");
+	if (!is_write(o) && !o.direct && !o.cached && memory_fs(plan.fs_type) && t0.kind == Kind::file)
+		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
+	for (auto &wk : s.workers) {
+		if (wk->eof)
+			w.push_back(format("%s: end of file after %s, before the %s asked for: %" PRIu64 " bytes read",
+					   wk->target->path.c_str(), format_bytes(wk->bytes).c_str(),
+					   format_bytes(wk->target->size).c_str(), wk->bytes));
+		if (wk->resident > 0.02 && !memory_fs(plan.fs_type))
+			w.push_back(format("%s: %.0f%% of the file stayed in the page cache after eviction: reads may come from memory",
+					   wk->target->path.c_str(), wk->resident * 100));
+		if (mem && mem->memcpy_bps > 0 && !o.cached && !memory_fs(plan.fs_type) && t0.kind != Kind::chr) {
+			double secs = (wk->end_ns - wk->start_ns) / 1e9;
+			double bps = rate(wk->bytes, secs);
+			if (bps > mem->memcpy_bps)
+				w.push_back(format("thread %u ran at %s, faster than this machine copies memory (%s): that is a cache, not the device",
+						   wk->id, format_rate(bps).c_str(), format_rate(mem->memcpy_bps).c_str()));
+		}
+	}
+	return w;
+}
+
+// -------------------------------------------------------------- 10. report
+
+struct Point {
+	double t;
+	double bytes_per_second;
+};
+
+// Raw 0.1 s samples folded into steps of about a twentieth of the run,
+// between 0.1 s and 1 s.
+std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total)
+{
+	std::vector<Point> points;
+	double step = std::clamp(std::round(seconds / 20 * 10) / 10, 0.1, 1.0);
+	Sample last{0, 0};
+	for (const Sample &s : samples) {
+		if (s.t > seconds)
+			break;
+		if (s.t - last.t >= step * 0.999) {
+			points.push_back({s.t, rate(s.bytes - last.bytes, s.t - last.t)});
+			last = s;
+		}
+	}
+	if (seconds - last.t > step / 2 || points.empty())
+		points.push_back({seconds, rate(total - std::min(total, last.bytes), seconds - last.t)});
+	return points;
+}
+
+std::string sparkline(const std::vector<Point> &points, double lo, double hi)
+{
+	static const char *const bars[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+	std::string s;
+	for (const Point &p : points) {
+		int level = hi > lo ? static_cast<int>((p.bytes_per_second - lo) / (hi - lo) * 7.999) : 7;
+		s += bars[std::clamp(level, 0, 7)];
+	}
+	return s;
+}
+
+// When the last third runs well below the first (a write cache filling
+// up, thermal throttling): the burst rate, when it fell, the sustained rate.
+std::string cliff(const std::vector<Point> &points)
+{
+	std::size_t n = points.size(), third = n / 3;
+	if (third < 2)
+		return "";
+	double first = 0, last = 0;
+	for (std::size_t i = 0; i < third; i++) {
+		first += points[i].bytes_per_second;
+		last += points[n - 1 - i].bytes_per_second;
+	}
+	first /= static_cast<double>(third);
+	last /= static_cast<double>(third);
+	if (!(last < first * 0.7))
+		return "";
+	double fell = points.back().t;
+	for (std::size_t i = 0; i < n; i++)
+		if (points[i].bytes_per_second < (first + last) / 2) {
+			fell = i ? points[i - 1].t : 0;
+			break;
+		}
+	return format("Rate fell: %s for the first %.1f s, then %s sustained", format_rate(first).c_str(), fell,
+		      format_rate(last).c_str());
+}
+
+struct Report {
+	const Plan *plan = nullptr;
+	const Shared *shared = nullptr;
+	const RunResult *run = nullptr;
+	std::optional<MemoryRates> memory;
+	std::optional<Environment> env;
+	double fill_seconds = -1;	// -R, for the header
+	std::vector<std::string> warnings;
+};
+
+double wall_seconds(const Report &r)
+{
+	std::int64_t end = r.run->start_ns;
+	for (auto &w : r.shared->workers)
+		end = std::max(end, w->end_ns);
+	return (end - r.run->start_ns) / 1e9;
+}
+
+std::string describe_run(const Plan &p)
+{
+	const Options &o = p.opt;
+	std::string flags;
+	if (o.direct) flags += ", O_DIRECT";
+	if (o.sync) flags += ", O_SYNC";
+	if (o.cached) flags += ", cached";
+	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
+	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size);
+	return format("%s %s, %s blocks, %s per thread, %u thread%s%s%s", is_write(o) ? "write" : "read",
+		      o.random ? "rand" : "seq", format_bytes(p.block_size).c_str(), size.c_str(), o.threads,
+		      o.threads == 1 ? "" : "s", limit.c_str(), flags.c_str());
+}
+
+void print_memory(std::FILE *out, const MemoryRates &m)
+{
+	std::fprintf(out, "Memory (%s): memset %s, memcpy %s, memmove %s\n", format_bytes(m.bytes).c_str(),
+		     format_rate(m.memset_bps).c_str(), format_rate(m.memcpy_bps).c_str(),
+		     format_rate(m.memmove_bps).c_str());
+}
+
+void print_environment(std::FILE *out, const Report &r)
+{
+	const Environment &e = *r.env;
+	std::fprintf(out, "Host: %s, %s\n", e.host.c_str(), e.kernel.c_str());
+	std::fprintf(out, "Target: %s on %s, device %s, scheduler %s, blocks %s/%s bytes (logical/physical), rotational %s\n",
+		     r.plan->targets[0].path.c_str(), e.fs.c_str(), e.device.c_str(),
+		     e.scheduler.empty() ? "-" : e.scheduler.c_str(), e.logical_block.empty() ? "-" : e.logical_block.c_str(),
+		     e.physical_block.empty() ? "-" : e.physical_block.c_str(), e.rotational.empty() ? "-" : e.rotational.c_str());
+	if (r.plan->opt.direct)
+		std::fprintf(out, "O_DIRECT alignment: %u bytes (from %s)\n", r.plan->dio_align,
+			     r.plan->dio_align_source.c_str());
+	std::fprintf(out, "Buffer: %s x %u, %s in huge pages\n", format_bytes(e.buffer_bytes).c_str(),
+		     r.plan->buffers, format_bytes(e.buffer_huge).c_str());
+}
+
+void print_thread(std::FILE *out, const Worker &w, bool latency)
+{
+	double secs = (w.end_ns - w.start_ns) / 1e9;
+	std::fprintf(out, "Thread %2u (CPU: %2d): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
+		     secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
+	if (latency)
+		std::fprintf(out, "           latency min %s, avg %s, p99 %s, max %s\n", format_ns(w.latency.min()).c_str(),
+			     format_ns(w.latency.mean()).c_str(), format_ns(w.latency.percentile(0.99)).c_str(),
+			     format_ns(w.latency.max()).c_str());
+}
+
+void print_human(std::FILE *out, const Report &r)
+{
+	const Plan &p = *r.plan;
+	const Options &o = p.opt;
+	if (r.env)
+		print_environment(out, r);
+	if (r.memory && o.timing)
+		print_memory(out, *r.memory);
+	std::string content = !is_write(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
+	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), o.file.c_str());
+	if (r.fill_seconds >= 0)
+		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(p.buffer_size).c_str(),
+			     r.fill_seconds, format_rate(rate(p.buffer_size, r.fill_seconds)).c_str());
+	for (auto &w : r.shared->workers)
+		if (w->laid_out)
+			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", w->target->path.c_str(),
+				     format_bytes(w->target->size).c_str());
+	std::uint64_t bytes = 0, ops = 0;
+	for (auto &w : r.shared->workers) {
+		print_thread(out, *w, o.random);
+		bytes += w->bytes;
+		ops += w->ops;
+	}
+	double wall = wall_seconds(r);
+	if (o.threads > 1)
+		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
+			     wall, format_rate(rate(bytes, wall)).c_str(), rate(ops, wall), ops, format_bytes(bytes).c_str());
+	if (wall >= 2) {
+		auto points = make_timeline(r.run->samples, wall, bytes);
+		double lo = points[0].bytes_per_second, hi = lo;
+		for (const Point &pt : points) {
+			lo = std::min(lo, pt.bytes_per_second);
+			hi = std::max(hi, pt.bytes_per_second);
+		}
+		std::fprintf(out, "Timeline: %s  min %s, max %s\n", sparkline(points, lo, hi).c_str(),
+			     format_rate(lo).c_str(), format_rate(hi).c_str());
+		std::string fell = cliff(points);
+		if (!fell.empty())
+			std::fprintf(out, "%s\n", fell.c_str());
+	}
+	auto secs = [](const timeval &tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n",
+		     secs(r.run->usage_after.ru_utime) - secs(r.run->usage_before.ru_utime),
+		     secs(r.run->usage_after.ru_stime) - secs(r.run->usage_before.ru_stime));
+	if (r.run->interrupted)
+		std::fprintf(out, "Interrupted: the results above are partial\n");
+}
+
+// JSON strings: quotes, backslashes and control characters escaped; bytes
+// that are not UTF-8 (file names may hold any) become U+FFFD.
+std::string json_string(std::string_view s)
+{
+	std::string out = "\"";
+	for (std::size_t i = 0; i < s.size();) {
+		auto c = static_cast<unsigned char>(s[i]);
+		if (c == '"' || c == '\\') {
+			out += '\\';
+			out += static_cast<char>(c);
+		} else if (c == '\n') {
+			out += "\\n";
+		} else if (c == '\t') {
+			out += "\\t";
+		} else if (c < 0x20 || c == 0x7f) {
+			out += format("\\u%04x", c);
+		} else if (c >= 0x80) {
+			std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			bool ok = len > 0 && i + len <= s.size();
+			for (std::size_t k = 1; ok && k < len; k++)
+				ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+			if (ok && len == 3) {	// no overlong forms, no surrogates
+				auto c1 = static_cast<unsigned char>(s[i + 1]);
+				ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+			}
+			if (ok && len == 4) {
+				auto c1 = static_cast<unsigned char>(s[i + 1]);
+				ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+			}
+			if (ok) {
+				out.append(s.substr(i, len));
+				i += len;
+				continue;
+			}
+			out += "\\ufffd";
+		} else {
+			out += static_cast<char>(c);
+		}
+		i++;
+	}
+	return out + "\"";
+}
+
+std::string json_number(double v)
+{
+	if (!std::isfinite(v))
+		return "0";
+	return format("%.6f", v);
+}
+
+std::string json_bool(bool b) { return b ? "true" : "false"; }
+
+std::string json_options(const Plan &p)
+{
+	const Options &o = p.opt;
+	return format("{\"op\": \"%s\", \"mode\": \"%s\", \"file\": %s, \"block_size\": %" PRIu64
+		      ", \"size\": %" PRIu64 ", \"threads\": %u, \"time_limit\": %s, \"direct\": %s, \"sync\": %s, "
+		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u}",
+		      is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
+		      p.targets.empty() ? 0 : p.targets[0].size, o.threads,
+		      o.time_limit > 0 ? json_number(o.time_limit).c_str() : "null", json_bool(o.direct).c_str(),
+		      json_bool(o.sync).c_str(), json_bool(o.random_buffer).c_str(), json_bool(o.cached).c_str(),
+		      o.queue_depth);
+}
+
+std::string json_thread(const Worker &w)
+{
+	double secs = (w.end_ns - w.start_ns) / 1e9;
+	const Histogram &h = w.latency;
+	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
+		      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
+		      ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64
+		      ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, json_number(secs).c_str(),
+		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(), h.min(), h.mean(),
+		      h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999), h.max());
+}
+
+std::string json_memory(const MemoryRates &m)
+{
+	return format("{\"memset\": %s, \"memcpy\": %s, \"memmove\": %s, \"bytes\": %" PRIu64 "}",
+		      json_number(m.memset_bps).c_str(), json_number(m.memcpy_bps).c_str(),
+		      json_number(m.memmove_bps).c_str(), m.bytes);
+}
+
+std::string json_environment(const Report &r)
+{
+	const Environment &e = *r.env;
+	return format("{\"host\": %s, \"kernel\": %s, \"filesystem\": %s, \"device\": %s, \"scheduler\": %s, "
+		      "\"logical_block_size\": %s, \"physical_block_size\": %s, \"rotational\": %s, \"dio_align\": %u, "
+		      "\"buffer_bytes\": %" PRIu64 ", \"buffer_huge_page_bytes\": %" PRIu64 "}",
+		      json_string(e.host).c_str(), json_string(e.kernel).c_str(), json_string(e.fs).c_str(),
+		      json_string(e.device).c_str(), json_string(e.scheduler).c_str(),
+		      json_string(e.logical_block).c_str(), json_string(e.physical_block).c_str(),
+		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge);
+}
+
+std::string json_warnings(const std::vector<std::string> &warnings)
+{
+	std::string s = "[";
+	for (std::size_t i = 0; i < warnings.size(); i++)
+		s += (i ? ", " : "") + json_string(warnings[i]);
+	return s + "]";
+}
+
+void print_json(std::FILE *out, const Report &r)
+{
+	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
+	if (r.plan) {
+		doc += ",\n \"options\": " + json_options(*r.plan);
+		doc += ",\n \"threads\": [";
+		std::uint64_t bytes = 0, ops = 0;
+		for (std::size_t i = 0; i < r.shared->workers.size(); i++) {
+			const Worker &w = *r.shared->workers[i];
+			doc += (i ? ",\n  " : "\n  ") + json_thread(w);
+			bytes += w.bytes;
+			ops += w.ops;
+		}
+		double wall = wall_seconds(r);
+		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s}",
+			      bytes, ops, json_number(wall).c_str(), json_number(rate(bytes, wall)).c_str(),
+			      json_number(rate(ops, wall)).c_str());
+		auto secs = [](const timeval &tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
+			      json_number(secs(r.run->usage_after.ru_utime) - secs(r.run->usage_before.ru_utime)).c_str(),
+			      json_number(secs(r.run->usage_after.ru_stime) - secs(r.run->usage_before.ru_stime)).c_str());
+		doc += ",\n \"timeline\": [";
+		auto points = make_timeline(r.run->samples, wall, bytes);
+		for (std::size_t i = 0; i < points.size(); i++)
+			doc += format("%s{\"t\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
+				      json_number(points[i].t).c_str(), json_number(points[i].bytes_per_second).c_str());
+		doc += "]";
+	}
+	if (r.memory)
+		doc += ",\n \"memory\": " + json_memory(*r.memory);
+	if (r.env)
+		doc += ",\n \"environment\": " + json_environment(r);
+	doc += ",\n \"warnings\": " + json_warnings(r.warnings);
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.run && r.run->interrupted).c_str());
+	std::fputs(doc.c_str(), out);
+}
+
+// ------------------------------------------------------------ 11. run, main
+
+void emit_warnings(const std::vector<std::string> &warnings)
+{
+	for (const std::string &w : warnings)
+		std::fprintf(stderr, "sdb: warning: %s\n", w.c_str());
+}
+
+// -T alone: the memory ceiling and nothing else.
+int run_memory_only(const Options &opt, std::FILE *out)
+{
+	Report r;
+	r.memory = time_memory(opt.block_size ? opt.block_size : MiB, 0.2, false);
+	if (r.memory->bytes == 0) {
+		print_error(runtime_error("-T: cannot allocate memory for the timing buffers"));
+		return exit_runtime;
+	}
+	opt.json ? print_json(out, r) : print_memory(out, *r.memory);
+	return exit_ok;
+}
+
+Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, double &fill_seconds)
+{
+	for (unsigned i = 0; i < plan.buffers; i++) {
+		buffers.push_back(std::make_unique<Buffer>());
+		if (!buffers.back()->allocate(plan.buffer_size))
+			return sys_error(errno, "cannot allocate a %s buffer", format_bytes(plan.buffer_size).c_str());
+	}
+	if (plan.opt.random_buffer && is_write(plan.opt)) {
+		std::int64_t start = now_ns();
+		if (!fill_random(buffers[0]->data(), buffers[0]->size()))
+			return sys_error(errno, "-R: cannot read random data");
+		fill_seconds = (now_ns() - start) / 1e9;
+	}
+	return {};
+}
+
+// SIGINT/SIGTERM blocked (the calling thread's mask is inherited by every
+// worker) and routed to a signalfd; the gate's eventfd for worker news.
+struct SignalScope {
+	sigset_t signals {}, old {};
+	Waiter waiter;
+
+	SignalScope()
+	{
+		sigemptyset(&signals);
+		sigaddset(&signals, SIGINT);
+		sigaddset(&signals, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &signals, &old);
+		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
+		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
+	}
+	~SignalScope()
+	{
+		close(waiter.signal_fd);
+		close(waiter.wake_fd);
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
+	}
+	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
+};
+
+// What to show when a run ends in an error: results if any I/O was timed.
+bool ran_any(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (w->start_ns)
+			return true;
+	return false;
+}
+
+// The program proper; returns the exit status.  Order: plan (every check
+// that needs no file to be touched), buffers, workers (prepare, barrier,
+// timed loop), then the report.
+[[maybe_unused]] int run(const Options &opt, std::FILE *out)
+{
+	if (opt.op == Options::Op::none)
+		return run_memory_only(opt, out);
+	SignalScope scope;
+	if (!scope.ok()) {
+		print_error(sys_error(errno, "signalfd/eventfd"));
+		return exit_runtime;
+	}
+	g_stop.store(false);
+
+	Plan plan;
+	Report report;
+	Error error = make_plan(opt, plan);
+	std::vector<std::unique_ptr<Buffer>> buffers;
+	if (!error && opt.timing)
+		report.memory = time_memory(plan.block_size, 0.2, false);
+	if (!error)
+		error = allocate_buffers(plan, buffers, report.fill_seconds);
+	if (error) {
+		if (plan.exclusive_fd >= 0)
+			close(plan.exclusive_fd);
+		print_error(error);
+		return error.status;
+	}
+
+	Shared shared;
+	RunResult result;
+	std::vector<WorkerArgs> args;
+	std::vector<pthread_t> threads;
+	for (const Target &t : plan.targets)
+		result.planned_bytes += t.size;
+	shared.gate.wake_fd = scope.waiter.wake_fd;
+	error = start_workers(shared, plan, buffers, args, threads);
+	supervise(shared, plan, result, scope.waiter);
+	for (pthread_t th : threads)
+		pthread_join(th, nullptr);
+	if (plan.exclusive_fd >= 0)
+		close(plan.exclusive_fd);
+	for (auto &w : shared.workers)
+		if (!error && w->error)
+			error = w->error;
+
+	report.plan = &plan;
+	report.shared = &shared;
+	report.run = &result;
+	if (opt.verbose)
+		report.env = describe(plan, *buffers[0]);
+	std::uint64_t bytes = total_done(shared);
+	if (!report.memory && !opt.cached && rate(bytes, wall_seconds(report)) > 1.0 * GiB)
+		report.memory = time_memory(64 * MiB, 0.02, true);	// a ceiling only when a rate looks suspicious
+	report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
+	if (!opt.timing)
+		report.memory.reset();
+	emit_warnings(report.warnings);
+	if (ran_any(shared) || result.interrupted) {
+		opt.json ? print_json(out, report) : print_human(out, report);
+		std::fflush(out);
+	}
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	return result.interrupted ? exit_interrupted : exit_ok;
+}
+
+} // namespace
+
+#ifndef SDB_NO_MAIN
+int main(int argc, char *argv[])
+{
+	Parsed p = parse_args(argc, argv);
+	if (p.error) {
+		print_error(p.error);
+		return p.error.status;
+	}
+	if (p.action == Action::help) {
+		std::fputs(usage_text, stdout);
+		return exit_ok;
+	}
+	if (p.action == Action::version) {
+		std::puts("sdb " SDB_VERSION);
+		return exit_ok;
+	}
+	int status = run(p.opt, stdout);
+	if (std::fflush(stdout) == EOF || std::ferror(stdout)) {
+		print_error(sys_error(errno, "write: standard output"));
+		return exit_runtime;
+	}
+	return status;
+}
+#endif

@@ -1,0 +1,293 @@
+#!/bin/bash
+# Black-box tests: run the real sdb in a scratch directory the way a user
+# does and check exit codes, files, JSON values and messages.  Tests that
+# need root (loop devices, tmpfs mounts) report themselves as skipped
+# without it.  Nothing here asserts a speed, only ratios where the point of
+# a feature is a difference in speed (cache eviction).
+# usage: tests/cli.sh SDB MAN-PAGE VERSION [COUNTS-FILE]
+set -u
+sdb=$(realpath "$1") man=$(realpath "$2") version=$3 counts=${4:-/dev/null}
+pass=0 fail=0 skip=0
+work=$(mktemp -d "${TMPDIR:-/tmp}/sdb-cli.XXXXXX") || exit 1
+cleanup() {
+	[ -n "${mnt:-}" ] && umount "$mnt" 2>/dev/null
+	[ -n "${loop:-}" ] && losetup -d "$loop" 2>/dev/null
+	rm -rf "$work" /dev/shm/sdb-cli-$$*
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+command -v jq >/dev/null || { echo "cli.sh: jq is needed (apt-get install jq)"; echo "cli: 0 1 0" >>"$counts"; exit 1; }
+
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+skipped() { skip=$((skip + 1)); echo "skip $1 ($2)"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi; }
+
+# run ARGS...: sets $rc, $out, $err
+run() {
+	out=$("$sdb" "$@" 2>"$work/.err"); rc=$?
+	err=$(cat "$work/.err")
+}
+size_of() { stat -c %s "$1" 2>/dev/null || echo missing; }
+
+# ------------------------------------------------------------ basics
+run -V
+check "-V prints the version" "sdb $version" "$out"
+run --help
+check "--help exits 0" 0 "$rc"
+case $out in usage:*) ok "--help prints usage on stdout" ;; *) bad "--help prints usage on stdout" ;; esac
+
+# Every option in --help is in the man page, and every option the man
+# page documents is in --help.
+help_opts=$(printf '%s\n' "$out" | grep -o -- ' -[a-zA-Z],\| --[a-z][a-z-]*' | tr -d ' ,' | sort -u)
+man_opts=$(sed 's/\\-/-/g' "$man" | sed -n '/^\.SH OPTIONS/,/^\.SH /p' |
+	sed -n 's/^\.BR\{0,1\} \(-[a-zA-Z]\) ", " \(--[a-z][a-z-]*\).*/\1\n\2/p; s/^\.B \(--[a-z][a-z-]*\)$/\1/p' | sort -u)
+missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
+check "every --help option is in sdb.1" "" "$missing"
+extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
+check "every sdb.1 option is in --help" "" "$extra"
+check "--help and sdb.1 list 21 options" 21 "$(echo "$help_opts" | grep -c -- '^--')"
+
+# ------------------------------------------------------------ the quick check
+run -w -f test -b 64m -s 256m -D -S
+check "quick check: exit 0" 0 "$rc"
+check "quick check: writes 256 MiB" 268435456 "$(size_of test)"
+case $out in *"Thread  0 (CPU:"*"seconds -> "*iB/s*IOPS" in 4 loops"*) ok "quick check: per-thread line" ;;
+	*) bad "quick check: per-thread line" "$out" ;; esac
+run -r -f test -b 64m -s 256m -D --json
+check "read back: exit 0" 0 "$rc"
+check "read back: total.bytes" 268435456 "$(jq .total.bytes <<<"$out")"
+check "read back: total.ops" 4 "$(jq .total.ops <<<"$out")"
+check "read back: JSON only on stdout" 1 "$(jq -s length <<<"$out")"
+check "read back: not interrupted" false "$(jq .interrupted <<<"$out")"
+run -r -f test -D --json
+check "read size defaults to the file's size" 268435456 "$(jq .options.size <<<"$out")"
+rm -f test
+
+# ------------------------------------------------------------ threads and files
+run -w -f t -j 3 -b 1m -s 8m
+check "-j 3: exit 0" 0 "$rc"
+check "-j 3: t.0 t.1 t.2 of 8 MiB" "8388608 8388608 8388608" "$(size_of t.0) $(size_of t.1) $(size_of t.2)"
+check "-j 3: no bare t" missing "$(size_of t)"
+case $out in *"Total (3 threads)"*) ok "-j 3: Total line" ;; *) bad "-j 3: Total line" "$out" ;; esac
+run -r -f t -j 3 -m rand -b 4k -s 8m --json
+check "rand read: exit 0" 0 "$rc"
+check "rand read: 2048 ops per thread" "2048 2048 2048" "$(jq -r '[.threads[].ops] | join(" ")' <<<"$out")"
+check "rand read: thread files" "t.0 t.1 t.2" "$(jq -r '[.threads[].file] | join(" ")' <<<"$out")"
+check "rand read: percentiles ordered" true \
+	"$(jq '[.threads[].latency_ns | .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .p999 and .p999 <= .max and .min > 0] | all' <<<"$out")"
+check "rand read: total is bytes over wall time" true \
+	"$(jq '(.total.bytes / .total.seconds - .total.bytes_per_second | fabs) < 0.01 * .total.bytes_per_second' <<<"$out")"
+check "rand read: wall time >= slowest thread" true "$(jq '.total.seconds >= ([.threads[].seconds] | max)' <<<"$out")"
+run -r -f t -j 3 -m rand -b 4k -s 8m
+case $out in *"latency min"*"avg"*"p99"*"max"*) ok "rand read: latency line" ;; *) bad "rand read: latency line" "$out" ;; esac
+rm -f t.*
+
+run -w -f r -m rand -b 4k -s 4m --json -R
+check "rand write: lays out the file first" 4194304 "$(size_of r)"
+check "rand write: 1024 ops" 1024 "$(jq .total.ops <<<"$out")"
+check "rand write with -R: no zero-buffer warning" 0 "$(jq '.warnings | map(select(test("zeros"))) | length' <<<"$out")"
+
+run -w -f grow -b 1m -s 2m
+run -w -f grow -b 1m -s 1m
+check "writing never truncates an existing file" 2097152 "$(size_of grow)"
+
+run -r -f r -b 1m -s 8m --json
+check "read past end of file: exit 0" 0 "$rc"
+check "read past end of file: bytes actually read" 4194304 "$(jq .total.bytes <<<"$out")"
+check "read past end of file: warning in JSON" 1 "$(jq '.warnings | map(select(test("end of file"))) | length' <<<"$out")"
+case $err in *"sdb: warning: "*"end of file"*) ok "read past end of file: warning on stderr" ;; *) bad "read past end of file: warning on stderr" "$err" ;; esac
+
+run -w -f z -s 1m --json
+check "zero buffer: warning" 1 "$(jq '.warnings | map(select(test("zeros"))) | length' <<<"$out")"
+
+run -r -f r -m rand -b 4k -t 1 --json
+check "-t 1: repeats passes" true "$(jq '.total.ops > 1024' <<<"$out")"
+check "-t 1: runs about a second" true "$(jq '.total.seconds >= 0.95 and .total.seconds < 3' <<<"$out")"
+check "-t 1: time_limit in JSON" 1 "$(jq .options.time_limit <<<"$out")"
+rm -f r z grow
+
+# ------------------------------------------------------------ devices
+run -w -f /dev/null -s 64m -j 2
+check "/dev/null write: exit 0" 0 "$rc"
+run -r -f /dev/zero -s 16m -b 1m --json
+check "/dev/zero read: 16 ops" 16 "$(jq .total.ops <<<"$out")"
+check "/dev/zero: shared by threads" "/dev/zero" "$(jq -r .threads[0].file <<<"$out")"
+
+# ------------------------------------------------------------ truthful numbers
+run -T --json
+check "-T: memory ceiling in JSON" true "$(jq '.memory.memset > 0 and .memory.memcpy > 0 and .memory.memmove > 0' <<<"$out")"
+run -T -w -f /dev/null -s 1m
+case $out in *"Memory ("*memset*memcpy*memmove*) ok "-T: memory line before the results" ;; *) bad "-T: memory line" "$out" ;; esac
+
+shm=/dev/shm/sdb-cli-$$
+start=$(date +%s.%N)
+run -w -f "$shm" -s 256m -t 3 -T --json
+end=$(date +%s.%N)
+check "tmpfs -t 3: exit 0" 0 "$rc"
+check "tmpfs: warning" 1 "$(jq '.warnings | map(select(test("tmpfs"))) | length' <<<"$out")"
+check "tmpfs -t 3: >= 2 timeline samples" true "$(jq '.timeline | length >= 2' <<<"$out")"
+check "tmpfs -t 3: memory section" true "$(jq '.memory.memcpy > 0' <<<"$out")"
+check "tmpfs -t 3: total.seconds within the wall time" true \
+	"$(jq --argjson wall "$(echo "$end - $start" | bc -l)" '.total.seconds >= 2.5 and .total.seconds <= $wall' <<<"$out")"
+run -w -f "$shm" -s 64m -t 2.2
+case $out in *Timeline:*min*max*) ok "runs of 2 s show a timeline" ;; *) bad "runs of 2 s show a timeline" "$out" ;; esac
+run -r -f "$shm" -s 64m --json
+check "tmpfs read: cannot-evict warning" 1 "$(jq '.warnings | map(select(test("cannot be evicted"))) | length' <<<"$out")"
+rm -f "$shm"
+
+run -v -w -f v -s 1m
+case $out in *"Host: "*"Target: v on "*"Buffer: "*) ok "-v describes the environment" ;; *) bad "-v describes the environment" "$out" ;; esac
+run -v -w -f v -s 1m --json
+check "-v: environment in JSON" true "$(jq '.environment.kernel | length > 0' <<<"$out")"
+rm -f v
+
+# Eviction: a default read right after a write must not run at page-cache
+# speed; a --cached read of the same warm file must.
+"$sdb" -w -f evict -s 256m -R >/dev/null 2>&1
+fs=$(stat -f -c %T .)
+if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+	skipped "eviction" "$fs cannot evict"
+else
+	cached=$("$sdb" -r -f evict --cached --json 2>/dev/null | jq .total.bytes_per_second)
+	cached=$("$sdb" -r -f evict --cached --json 2>/dev/null | jq .total.bytes_per_second)	# warm now
+	plain=$("$sdb" -r -f evict --json 2>/dev/null | jq .total.bytes_per_second)
+	check "eviction: default read <= half a cached read ($plain vs $cached B/s)" 1 \
+		"$(echo "$plain * 2 <= $cached" | bc -l)"
+fi
+rm -f evict
+
+# ------------------------------------------------------------ bad input
+# Every one exits with the documented code, prints exactly one line that
+# starts with "sdb: " and names the culprit, and leaves no file behind.
+mkdir -p bad && cd bad || exit 1
+echo data >small
+bad_input() {	# expected-rc expected-text args...
+	local want=$1 text=$2
+	shift 2
+	run "$@"
+	local lines
+	lines=$(printf '%s\n' "$err" | grep -c .)
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && [[ $err == "sdb: "*"$text"* ]] && [ -z "$out" ]; then
+		ok "bad input ($*): exit $want"
+	else
+		bad "bad input ($*)" "rc=$rc stderr=$err"
+	fi
+}
+bad_input 2 "one of -w"
+bad_input 2 "-f FILE is required"	-w
+bad_input 2 "choose one"		-w -r -f x
+bad_input 2 "-b 12x: invalid size"	-w -f x -b 12x
+bad_input 2 "-s 0: invalid size"	-w -f x -s 0
+bad_input 2 "-s -1: invalid size"	-w -f x -s -1
+bad_input 2 "-s 4kk: invalid size"	-w -f x -s 4kk
+bad_input 2 "-s : invalid size"		-w -f x -s ''
+bad_input 2 "invalid size"		-w -f x -s 18446744073709551616
+bad_input 2 "invalid size"		-w -f x -s 17179869184G
+bad_input 2 "-j 0: threads"		-w -f x -j 0
+bad_input 2 "-j 4097: threads"		-w -f x -j 4097
+bad_input 2 "-j two: threads"		-w -f x -j two
+bad_input 2 "-m zig: mode"		-w -f x -m zig
+bad_input 2 "-t 0: time"		-w -f x -t 0
+bad_input 2 "-t 1x: time"		-w -f x -t 1x
+bad_input 2 "-x: unknown option"	-w -f x -x
+bad_input 2 "--frobnicate: unknown"	-w -f x --frobnicate
+bad_input 2 "-b: missing argument"	-w -f x -b
+bad_input 2 "unexpected argument"	-w -f x y
+bad_input 2 "--cached and -D"		-w -f x -D --cached
+bad_input 2 "needs multiples of"	-w -f x -D -b 1000
+bad_input 2 "needs a size that is a multiple" -w -f x -D -b 4k -s 5000
+bad_input 2 "-s SIZE is required"	-r -f /dev/zero
+bad_input 2 "smaller than one"		-w -f x -m rand -b 1m -s 4k
+bad_input 2 "of memory"			-r -f small -s 1t -b 1t
+for dev in /dev/vda /dev/sda /dev/nvme0n1 /dev/xvda /dev/loop0 ""; do [ -b "$dev" ] && break; done
+if [ -n "$dev" ]; then bad_input 2 "add --force" -w -f "$dev"; else skipped "block device without --force" "no block device"; fi
+bad_input 1 "x: No such file or directory" -r -f x
+bad_input 1 "x.0: No such file or directory" -r -f x -j 2
+bad_input 1 "nodir/x: No such file or directory" -w -f nodir/x
+bad_input 1 "Is a directory"		-w -f .
+bad_input 1 "Not a directory"		-r -f /dev/null/x
+: >empty
+bad_input 1 "empty: file is empty"	-r -f empty
+rm -f small empty
+check "usage errors leave no file behind" "" "$(ls)"
+cd .. && rmdir bad
+
+# A file name that needs escaping comes back intact from the JSON.
+name=$'we"ird\\name\nx'
+run -w -f "$name" -s 64k --json
+check "JSON escapes file names" "$name" "$(jq -j .options.file <<<"$out")"
+rm -f "$name"
+
+# ------------------------------------------------------------ signals
+"$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &
+pid=$!
+sleep 1.5
+kill -INT $pid
+t0=$(date +%s%N)
+wait $pid; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "SIGINT: exit 130" 130 "$rc"
+check "SIGINT: stops within a second" true "$([ "$ms" -lt 1000 ] && echo true || echo "false ($ms ms)")"
+check "SIGINT: valid JSON, interrupted" true "$(jq '.interrupted and .total.bytes > 0' sig.json 2>&1)"
+rm -f sig.json sig.err
+
+# ------------------------------------------------------------ root only
+if [ "$(id -u)" != 0 ]; then
+	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
+		skipped "$t" "needs root"
+	done
+else
+	mnt=$work/mnt
+	mkdir -p "$mnt"
+	if mount -t tmpfs -o size=16m tmpfs "$mnt" 2>/dev/null; then
+		run -w -f "$mnt/full" -s 64m
+		check "tmpfs full: exit 1" 1 "$rc"
+		case $err in *"$mnt/full"*"No space left on device"*) ok "tmpfs full: names file and ENOSPC" ;;
+			*) bad "tmpfs full: names file and ENOSPC" "$err" ;; esac
+		case $out in *"Thread  0"*) ok "tmpfs full: partial results printed" ;; *) bad "tmpfs full: partial results printed" "$out" ;; esac
+		umount "$mnt"
+	else
+		skipped "tmpfs full" "mount failed"
+	fi
+
+	truncate -s 64m disk.img
+	if loop=$(losetup -f --show disk.img 2>/dev/null); then
+		"$sdb" -w -f disk.img -s 64m -R >/dev/null 2>&1	# random content to checksum
+		before=$(md5sum <"$loop")
+		run -w -f "$loop" -s 1m
+		check "block device without --force: exit 2" 2 "$rc"
+		check "block device without --force: unchanged" "$before" "$(md5sum <"$loop")"
+		if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F "$loop" 2>/dev/null && mount "$loop" "$mnt"; then
+			run -w -f "$loop" -s 1m --force
+			check "mounted block device + --force: exit 1" 1 "$rc"
+			case $err in *"mounted on $mnt"*) ok "mounted block device: names the mount" ;;
+				*) bad "mounted block device: names the mount" "$err" ;; esac
+			umount "$mnt"
+		else
+			skipped "mounted block device" "mkfs.ext4 or mount unavailable"
+		fi
+		dd if=/dev/urandom of="$loop" bs=1M count=64 status=none conv=fsync
+		tail_before=$(dd if="$loop" bs=1M skip=8 status=none | md5sum)
+		run -w -f "$loop" -s 4m -j 2 -b 1m --force -R --json
+		check "idle block device + --force: exit 0" 0 "$rc"
+		check "idle block device: both regions written" 8388608 "$(jq .total.bytes <<<"$out")"
+		check "idle block device: nothing written past the regions" "$tail_before" \
+			"$(dd if="$loop" bs=1M skip=8 status=none | md5sum)"
+		same=$(cmp <(dd if="$loop" bs=1M count=4 status=none) <(dd if="$loop" bs=1M skip=4 count=4 status=none) >/dev/null && echo same || echo differ)
+		check "idle block device: regions hold the same buffer" same "$same"
+		run -r -f "$loop" -j 2 --json
+		check "block device read: regions split the device" "33554432 33554432" \
+			"$(jq -r '[.threads[].bytes] | join(" ")' <<<"$out")"
+		losetup -d "$loop"; loop=
+	else
+		for t in "block device without --force" "mounted block device" "idle block device"; do
+			skipped "$t" "no loop device"
+		done
+	fi
+	rm -f disk.img
+fi
+
+echo "cli: $pass passed, $fail failed, $skip skipped"
+echo "cli: $pass $fail $skip" >>"$counts"
+[ "$fail" -eq 0 ]

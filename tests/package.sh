@@ -1,0 +1,111 @@
+#!/bin/bash
+# The Debian package, end to end: build it from a copy of this tree (the
+# build runs "make check"), check it with lintian, install it, run the
+# installed sdb, remove it.  For CI: run from the repository root, as root,
+# on a Debian machine with build-essential, debhelper, lintian, doctest-dev,
+# jq, bc and man-db.  The last line is "package: N passed, M failed"; the
+# exit status is 1 if anything failed.  Nothing is left behind, even on
+# failure: the temporary directory goes, and so does the installed package.
+# usage: tests/package.sh
+set -u
+pkg=simple-disk-benchmark
+pass=0 fail=0 tmp='' installed=''
+
+ok()  { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi; }
+verify() { if "${@:2}"; then ok "$1"; else bad "$1"; fi; }	# DESC COMMAND...
+
+finish() {
+	echo "package: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+	if [ -n "$installed" ] && dpkg-query -W -f '${db:Status-Status}' "$pkg" 2>/dev/null | grep -qv '^not-installed$'; then
+		dpkg -r "$pkg" >/dev/null 2>&1 || echo "package.sh: could not remove $pkg: run dpkg -r $pkg" >&2
+	fi
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Without root there is no dpkg -i; without the tree there is nothing to build.
+[ "$(id -u)" = 0 ] || { bad "run as root" "dpkg -i needs it"; finish; }
+if [ ! -f debian/changelog ] || [ ! -f Makefile ]; then bad "run from the repository root"; finish; fi
+
+# ------------------------------------------------------------ version
+version=$(sed -n 's/^VERSION *= *//p' Makefile)
+check "debian/changelog version is the Makefile's VERSION" "$version" "$(dpkg-parsechangelog -S Version)"
+check "debian/changelog names the package" "$pkg" "$(dpkg-parsechangelog -S Source)"
+
+# ------------------------------------------------------------ build
+# A copy, so that the build's artifacts (which dpkg-buildpackage puts in
+# the parent directory) and its debian/ leftovers stay out of the checkout.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-package.XXXXXX") || { bad "mktemp"; finish; }
+chmod 755 "$tmp"	# lintian reads it as another user
+src=$tmp/$pkg-$version
+if ! mkdir "$src" || ! tar --exclude=./.git -cf - . | tar -C "$src" -xf -; then bad "copy the tree to $src"; finish; fi
+if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
+	ok "dpkg-buildpackage -us -uc -b"
+else
+	bad "dpkg-buildpackage -us -uc -b" "last lines of the log:"
+	tail -n 40 "$tmp/build.log" | sed 's/^/    /'
+	finish
+fi
+# The summary line of make check, to show that the tests ran in the build.
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/build.log" | tail -n 1)
+case $summary in
+*" passed, 0 failed"*) ok "make check in the build: $summary" ;;
+*) bad "make check in the build" "no summary line (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})" ;;
+esac
+deb=$(echo "$tmp/${pkg}_${version}_"*.deb)
+changes=$(echo "$tmp/${pkg}_${version}_"*.changes)
+if [ ! -f "$deb" ] || [ ! -f "$changes" ]; then bad "the build made one .deb and one .changes" "$deb $changes"; finish; fi
+
+# ------------------------------------------------------------ lintian
+# As root lintian only warns that it should not run as root: run it as
+# nobody, with a home and a TMPDIR of its own.
+lint=$tmp/lintian
+mkdir -p "$lint/tmp" && chown -R nobody: "$lint"
+lintian_out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info "$changes" 2>&1)
+lintian_rc=$?
+[ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/    lintian: /'
+tags=$(printf '%s\n' "$lintian_out" | grep -cE '^[EW]: ')
+check "lintian: no E: or W: tags" 0 "$tags"
+check "lintian: exit 0" 0 "$lintian_rc"
+
+# ------------------------------------------------------------ install and use
+installed=yes
+if dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1; then
+	ok "dpkg -i"
+else
+	bad "dpkg -i" "$(tail -n 5 "$tmp/dpkg.log")"
+	finish
+fi
+check "sdb --version" "sdb $version" "$(/usr/bin/sdb --version 2>&1)"
+/usr/bin/sdb -w -f "$tmp/x" -s 1m >"$tmp/run.log" 2>&1
+check "sdb -w -f FILE -s 1m: exit 0" "0" "$?"
+check "sdb -w: file of 1 MiB" 1048576 "$(stat -c %s "$tmp/x" 2>&1)"
+/usr/bin/sdb -r -f "$tmp/x" >>"$tmp/run.log" 2>&1
+check "sdb -r -f FILE: exit 0" "0" "$?"
+verify "sdb prints rates" grep -q 'MiB/s\|GiB/s' "$tmp/run.log"
+check "man -w sdb" /usr/share/man/man1/sdb.1.gz "$(man -w sdb 2>&1)"
+comp=/usr/share/bash-completion/completions/sdb
+verify "bash completion installed" test -f "$comp"
+check "bash completion registers sdb" "complete -F _sdb sdb" "$(bash -c ". $comp && complete -p sdb" 2>&1)"
+verify "copyright installed" test -f /usr/share/doc/$pkg/copyright
+
+# ------------------------------------------------------------ remove
+if dpkg -r "$pkg" >"$tmp/dpkg.log" 2>&1; then
+	ok "dpkg -r $pkg"
+else
+	bad "dpkg -r $pkg" "$(tail -n 5 "$tmp/dpkg.log")"
+fi
+verify "/usr/bin/sdb removed" test ! -e /usr/bin/sdb
+verify "completion removed" test ! -e "$comp"
+finish

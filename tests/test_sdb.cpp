@@ -1,0 +1,355 @@
+// Unit tests for the pure parts of sdb.cpp: SIZE parsing, option parsing
+// and validation, the random-order permutation, the latency histogram,
+// JSON escaping, formatting and the timeline.  tests/cli.sh drives the
+// real binary for everything that touches files and devices.
+//
+// sdb.cpp is compiled into this translation unit with SDB_NO_MAIN, so its
+// internal functions are callable and there is no second copy of any code.
+// It is included first so that it must stand on its own includes.
+#define SDB_NO_MAIN
+#include "../sdb.cpp"
+
+#include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
+
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+TEST_CASE("parse_size accepts numbers with binary suffixes")
+{
+	CHECK(parse_size("512") == 512u);
+	CHECK(parse_size("1") == 1u);
+	CHECK(parse_size("4k") == 4096u);
+	CHECK(parse_size("4K") == 4096u);
+	CHECK(parse_size("64m") == 64u * 1048576);
+	CHECK(parse_size("64M") == 64u * 1048576);
+	CHECK(parse_size("64MiB") == 64u * 1048576);
+	CHECK(parse_size("64MB") == 64u * 1048576);
+	CHECK(parse_size("4kiB") == 4096u);
+	CHECK(parse_size("1G") == 1073741824u);
+	CHECK(parse_size("2t") == 2ULL << 40);
+	CHECK(parse_size("16777215t") == 16777215ULL << 40);	// largest t that fits
+	CHECK(parse_size("18446744073709551615") == UINT64_MAX);
+}
+
+TEST_CASE("parse_size rejects zero, signs, junk and overflow")
+{
+	for (const char *bad : {"", "0", "0k", "-1", "+1", " 1", "1 ", "12x", "4kk", "k", "4KIB", "4ib",
+				"4b", "1.5m", "0x10", "1e3", "18446744073709551616", "17179869184G", "16777216t",
+				"99999999999999999999999"})
+		CHECK_MESSAGE(!parse_size(bad), "accepted: " << std::string(bad));
+}
+
+TEST_CASE("parse_count and parse_seconds")
+{
+	CHECK(parse_count("1", 1, 4096) == 1u);
+	CHECK(parse_count("4096", 1, 4096) == 4096u);
+	CHECK(!parse_count("0", 1, 4096));
+	CHECK(!parse_count("4097", 1, 4096));
+	CHECK(!parse_count("-1", 1, 4096));
+	CHECK(!parse_count("2x", 1, 4096));
+	CHECK(!parse_count("", 1, 4096));
+	CHECK(!parse_count("99999999999999", 1, 4096));
+	CHECK(parse_seconds("10") == 10.0);
+	CHECK(parse_seconds("0.5") == 0.5);
+	CHECK(!parse_seconds("0"));
+	CHECK(!parse_seconds("-1"));
+	CHECK(!parse_seconds("inf"));
+	CHECK(!parse_seconds("nan"));
+	CHECK(!parse_seconds("1e3"));
+	CHECK(!parse_seconds("3s"));
+	CHECK(!parse_seconds(""));
+	CHECK(!parse_seconds("99999999999"));
+}
+
+// getopt_long wants a mutable, null-terminated argv that outlives the parse.
+struct Args {
+	std::vector<std::string> str;
+	std::vector<char *> ptr;
+
+	Args(std::initializer_list<const char *> args) : str{"sdb"}
+	{
+		str.insert(str.end(), args.begin(), args.end());
+		for (auto &s : str)
+			ptr.push_back(&s[0]);
+		ptr.push_back(nullptr);
+	}
+	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data()); }
+};
+
+TEST_CASE("parse_args: defaults and every option, short and long")
+{
+	Parsed p = Args{"-w", "-f", "x"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.op == Options::Op::write);
+	CHECK(p.opt.file == "x");
+	CHECK(p.opt.block_size == 0);	// resolved later: 1m seq, 4k rand
+	CHECK(p.opt.size == 0);
+	CHECK(p.opt.threads == 1);
+	CHECK_FALSE(p.opt.random);
+	CHECK(p.opt.time_limit == 0);
+	CHECK(p.opt.queue_depth == 1);
+
+	p = Args{"-r", "-f", "y", "-b", "4k", "-s", "8m", "-j", "3", "-m", "rand", "-t", "1.5", "-D", "-S", "-R",
+		 "-T", "-v", "-q", "1", "--json", "--force"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.op == Options::Op::read);
+	CHECK(p.opt.block_size == 4096);
+	CHECK(p.opt.size == 8 * MiB);
+	CHECK(p.opt.threads == 3);
+	CHECK(p.opt.random);
+	CHECK(p.opt.time_limit == 1.5);
+	CHECK((p.opt.direct && p.opt.sync && p.opt.random_buffer && p.opt.timing && p.opt.verbose && p.opt.json &&
+	       p.opt.force));
+
+	p = Args{"--read", "--file=z", "--block-size", "64m", "--size=1g", "--threads", "2", "--mode", "seq",
+		 "--time", "3", "--direct", "--sync", "--random-buffer", "--timing", "--verbose", "--queue-depth",
+		 "1"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.file == "z");
+	CHECK(p.opt.block_size == 64 * MiB);
+	CHECK(p.opt.size == GiB);
+	CHECK(p.opt.threads == 2);
+	CHECK(p.opt.time_limit == 3.0);
+	CHECK((p.opt.direct && p.opt.sync && p.opt.random_buffer && p.opt.timing && p.opt.verbose));
+
+	p = Args{"--write", "-f", "c", "--cached"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.cached);
+}
+
+TEST_CASE("parse_args: help and version win over everything else")
+{
+	CHECK(Args{"-h"}.parse().action == Action::help);
+	CHECK(Args{"--help", "-x"}.parse().action == Action::help);
+	CHECK(Args{"-V"}.parse().action == Action::version);
+	CHECK(Args{"-w", "--version"}.parse().action == Action::version);
+}
+
+TEST_CASE("parse_args: usage errors name the option and value")
+{
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{}, "one of -w (write) or -r (read) is required"},
+		{{"-w"}, "-f FILE is required with -w"},
+		{{"-w", "-r", "-f", "x"}, "-w and -r: choose one"},
+		{{"-r", "-f", "x", "-b", "12x"}, "-b 12x: invalid size"},
+		{{"-r", "-f", "x", "--block-size=0"}, "--block-size 0: invalid size"},
+		{{"-r", "-f", "x", "-s", "-5"}, "-s -5: invalid size"},
+		{{"-r", "-f", "x", "-j", "0"}, "-j 0: threads must be"},
+		{{"-r", "-f", "x", "--threads", "5000"}, "--threads 5000: threads must be"},
+		{{"-r", "-f", "x", "-m", "random"}, "-m random: mode must be seq or rand"},
+		{{"-r", "-f", "x", "-t", "-1"}, "-t -1: time must be"},
+		{{"-r", "-f", "x", "-q", "0"}, "-q 0: queue depth must be"},
+		{{"-r", "-f", "x", "-x"}, "-x: unknown option"},
+		{{"-r", "-f", "x", "--nope"}, "--nope: unknown option"},
+		{{"-r", "-f"}, "-f: missing argument"},
+		{{"-r", "-f", "x", "--size"}, "--size: missing argument"},
+		{{"-r", "-f", "x", "extra"}, "extra: unexpected argument"},
+		{{"-r", "-f", ""}, "-f: empty file name"},
+		{{"-r", "-f", "x", "-D", "--cached"}, "--cached and -D"},
+		{{"-w", "-f", "x", "--keep"}, "--keep: only meaningful with --quick"},
+	};
+	for (const Case &c : cases) {
+		Parsed p = Args(c.args).parse();
+		CHECK_MESSAGE(p.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(p.error.msg.find(c.message) != std::string::npos, p.error.msg);
+		CHECK(p.error.msg.find('\n') == std::string::npos);
+	}
+}
+
+TEST_CASE("parse_args: -T alone needs no target")
+{
+	Parsed p = Args{"-T"}.parse();
+	CHECK_FALSE(p.error);
+	CHECK(p.opt.op == Options::Op::none);
+	CHECK(p.opt.timing);
+}
+
+// Every value 0..n-1 exactly once in n outputs, and again in the next n.
+void check_permutation(std::uint64_t n, std::uint64_t seed)
+{
+	Permutation perm(n, seed);
+	for (int pass = 0; pass < 2; pass++) {
+		std::vector<bool> seen(n, false);
+		std::uint64_t out_of_range = 0, repeats = 0;
+		for (std::uint64_t i = 0; i < n; i++) {
+			std::uint64_t v = perm.next();
+			if (v >= n) {
+				out_of_range++;
+				continue;
+			}
+			repeats += seen[v];
+			seen[v] = true;
+		}
+		CHECK_MESSAGE(out_of_range == 0, "n=" << n << " seed=" << seed);
+		CHECK_MESSAGE(repeats == 0, "n=" << n << " seed=" << seed);
+	}
+}
+
+TEST_CASE("Permutation visits every block exactly once per pass")
+{
+	for (std::uint64_t n : {1ULL, 2ULL, 3ULL, 4ULL, 5ULL, 7ULL, 8ULL, 9ULL, 100ULL, 1000ULL, 4093ULL, 65536ULL,
+				65537ULL, 1ULL << 20})
+		check_permutation(n, 42);
+	for (std::uint64_t seed = 0; seed < 20; seed++)
+		check_permutation(1000003, seed);	// a prime
+}
+
+TEST_CASE("Permutation is scrambled and seeded")
+{
+	const std::uint64_t n = 1 << 16;
+	Permutation a(n, 1), b(n, 1), c(n, 2);
+	std::uint64_t ascending = 0, same_as_b = 0, same_as_c = 0, prev = 0;
+	for (std::uint64_t i = 0; i < n; i++) {
+		std::uint64_t x = a.next();
+		ascending += x == prev + 1;
+		same_as_b += x == b.next();
+		same_as_c += x == c.next();
+		prev = x;
+	}
+	CHECK(same_as_b == n);		// reproducible
+	CHECK(same_as_c < n / 100);	// another seed, another order
+	CHECK(ascending < n / 100);	// not a sequential scan in disguise
+}
+
+TEST_CASE("Histogram: exact small values, bounded error, ordered percentiles")
+{
+	Histogram h;
+	CHECK(h.count() == 0);
+	CHECK(h.percentile(0.5) == 0);
+	CHECK(h.min() == 0);
+	for (std::uint64_t v = 1; v <= 100000; v++)
+		h.add(v * 1000);	// 1 us .. 100 ms, uniform
+	CHECK(h.count() == 100000);
+	CHECK(h.min() == 1000);
+	CHECK(h.max() == 100000000);
+	CHECK(h.mean() == 50000500);
+	const double qs[] = {0.5, 0.9, 0.99, 0.999};
+	for (double q : qs) {
+		double exact = q * 100000 * 1000;
+		double got = static_cast<double>(h.percentile(q));
+		CHECK_MESSAGE(std::fabs(got - exact) / exact < 0.01, "q=" << q << " got " << got);
+	}
+	CHECK(h.percentile(1.0) == h.max());
+
+	Histogram small;
+	for (std::uint64_t v : {3, 3, 7, 200, 255})
+		small.add(v);
+	CHECK(small.percentile(0.2) == 3);	// below 256 every value has its own bucket
+	CHECK(small.percentile(0.6) == 7);
+	CHECK(small.percentile(1.0) == 255);
+}
+
+TEST_CASE("Histogram: buckets are contiguous and within 1% everywhere")
+{
+	unsigned last = 0;
+	for (std::uint64_t v = 1; v < (1ULL << 40); v = v * 3 / 2 + 1) {
+		unsigned i = Histogram::index(v);
+		CHECK(i >= last);
+		CHECK(i < Histogram::buckets);
+		double mid = static_cast<double>(Histogram::midpoint(i));
+		CHECK(std::fabs(mid - static_cast<double>(v)) / static_cast<double>(v) < 0.01);
+		last = i;
+	}
+	CHECK(Histogram::index(UINT64_MAX) == Histogram::buckets - 1);
+}
+
+TEST_CASE("Histogram: merge adds counts")
+{
+	Histogram a, b;
+	a.add(10);
+	b.add(1000000);
+	b.add(5);
+	a.merge(b);
+	CHECK(a.count() == 3);
+	CHECK(a.min() == 5);
+	CHECK(a.max() == 1000000);
+}
+
+TEST_CASE("json_string escapes what JSON requires")
+{
+	CHECK(json_string("plain") == "\"plain\"");
+	CHECK(json_string("a\"b") == "\"a\\\"b\"");
+	CHECK(json_string("a\\b") == "\"a\\\\b\"");
+	CHECK(json_string("line\nnext\ttab") == "\"line\\nnext\\ttab\"");
+	CHECK(json_string(std::string("nul\0x", 5)) == "\"nul\\u0000x\"");
+	CHECK(json_string("\x01\x1f\x7f") == "\"\\u0001\\u001f\\u007f\"");
+	CHECK(json_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	CHECK(json_string("bad\xff") == "\"bad\\ufffd\"");
+	CHECK(json_string("cut\xc3") == "\"cut\\ufffd\"");
+	CHECK(json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");		// overlong
+	CHECK(json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");	// surrogate
+}
+
+TEST_CASE("IEC formatting")
+{
+	CHECK(format_bytes(100) == "100 B");
+	CHECK(format_bytes(4096) == "4 KiB");
+	CHECK(format_bytes(1536) == "1.50 KiB");
+	CHECK(format_bytes(256 * MiB) == "256 MiB");
+	CHECK(format_bytes(3 * GiB) == "3 GiB");
+	CHECK(format_rate(204.7 * MiB) == "204.70 MiB/s");
+	CHECK(format_rate(2.5 * GiB) == "2.50 GiB/s");
+	CHECK(format_rate(512) == "0.50 KiB/s");
+	CHECK(format_ns(850) == "850 ns");
+	CHECK(format_ns(45200) == "45.2 us");
+	CHECK(format_ns(1200000) == "1.2 ms");
+	CHECK(rate(100, 0) == 0);
+}
+
+TEST_CASE("timeline: steps, rates and the cliff")
+{
+	std::vector<Sample> samples;
+	for (int i = 1; i <= 60; i++)	// 6 s: 100 MiB/s for 2 s, then 20 MiB/s
+		samples.push_back({i / 10.0, static_cast<std::uint64_t>((i <= 20 ? i * 10 : 200 + (i - 20) * 2) * MiB / 1)});
+	std::vector<Point> points = make_timeline(samples, 6.0, samples.back().bytes);
+	REQUIRE(points.size() >= 15);
+	REQUIRE(points.size() <= 25);
+	CHECK(points.front().bytes_per_second == doctest::Approx(100.0 * MiB).epsilon(0.02));
+	CHECK(points.back().bytes_per_second == doctest::Approx(20.0 * MiB).epsilon(0.02));
+	std::string fell = cliff(points);
+	CHECK(fell.find("100.00 MiB/s") != std::string::npos);
+	CHECK(fell.find("20.00 MiB/s sustained") != std::string::npos);
+	CHECK(fell.find("first 2.") != std::string::npos);
+
+	std::vector<Point> flat(12, Point{1, 50.0 * MiB});
+	CHECK(cliff(flat).empty());
+	std::string line = sparkline({{1, 0}, {2, 10}}, 0, 10);
+	CHECK(line == "\u2581\u2588");
+}
+
+TEST_CASE("make_plan: defaults and sizes without touching the disk")
+{
+	Options o;
+	o.op = Options::Op::write;
+	o.file = "/dev/null";
+	o.threads = 2;
+	Plan plan;
+	REQUIRE_FALSE(make_plan(o, plan));
+	CHECK(plan.block_size == MiB);
+	REQUIRE(plan.targets.size() == 2);
+	CHECK(plan.targets[1].path == "/dev/null");	// devices are shared
+	CHECK(plan.targets[1].size == GiB);
+	CHECK(plan.buffers == 1);
+
+	Options r = o;
+	r.op = Options::Op::read;
+	r.random = true;
+	r.file = "/dev/zero";
+	r.size = 8 * MiB;
+	Plan rplan;
+	REQUIRE_FALSE(make_plan(r, rplan));
+	CHECK(rplan.block_size == 4096);
+	CHECK(rplan.buffers == 2);	// reads: one buffer per thread
+
+	r.size = 0;
+	Plan none;
+	Error e = make_plan(r, none);
+	CHECK(e.status == exit_usage);
+	CHECK(e.msg.find("-s SIZE is required") != std::string::npos);
+}
