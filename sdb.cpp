@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/fs.h>
+#include <linux/io_uring.h>
 #include <linux/magic.h>
 #include <pthread.h>
 #include <sched.h>
@@ -55,6 +56,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -262,7 +264,7 @@ constexpr char usage_text[] =
 	"  -S, --sync              open with O_SYNC\n"
 	"  -R, --random-buffer     fill the write buffer from /dev/urandom (default zeros)\n"
 	"  -T, --timing            time memset/memcpy/memmove: the memory ceiling\n"
-	"  -q, --queue-depth N     I/Os in flight per thread (default 1; above 1 not yet available)\n"
+	"  -q, --queue-depth N     I/Os in flight per thread through io_uring (default 1: plain pread/pwrite)\n"
 	"  -v, --verbose           describe host, kernel, file system, device and buffers\n"
 	"      --json              print one JSON document instead of the report\n"
 	"      --cached            measure the page cache: no eviction, no fdatasync\n"
@@ -404,8 +406,6 @@ Error check_combination(const Options &o)
 		return usage_error("--quick: the quick suite is not available in this version");
 	if (o.keep)
 		return usage_error("--keep: only meaningful with --quick");
-	if (o.queue_depth > 1)
-		return usage_error("-q %u: queue depths above 1 are not available in this version", o.queue_depth);
 	if (o.op == Options::Op::none) {
 		if (o.timing)
 			return {};
@@ -467,8 +467,11 @@ struct Target {
 struct Plan {
 	Options opt;
 	std::uint64_t block_size = 0;
-	std::uint64_t buffer_size = 0;	// bytes per buffer
+	std::uint64_t buffer_size = 0;	// bytes per I/O buffer (a slot's, at queue depth > 1)
+	std::uint64_t slot_stride = 0;	// buffer_size rounded up to whole pages
 	unsigned buffers = 0;		// one shared for writes, one per thread for reads
+	unsigned slots = 1;		// I/O buffers in each buffer: the queue depth for reads
+	unsigned submit_batch = 0;	// io_uring: most SQEs per io_uring_enter, 0 = all
 	std::vector<Target> targets;
 	unsigned dio_align = 0;		// bytes; 0 without -D
 	std::string dio_align_source;
@@ -763,13 +766,15 @@ std::uint64_t available_memory()
 
 Error check_memory(Plan &plan)
 {
-	std::uint64_t need = plan.buffer_size * plan.buffers;
-	if (need / plan.buffers != plan.buffer_size)
+	std::uint64_t per_buffer = plan.slot_stride * plan.slots;
+	std::uint64_t need = per_buffer * plan.buffers;
+	if (per_buffer / plan.slots != plan.slot_stride || need / plan.buffers != per_buffer)
 		need = UINT64_MAX;
 	std::uint64_t have = available_memory();
 	if (need > have / 10 * 9)
-		return usage_error("-b %s x %u buffer(s) needs %s of memory, but only %s is available",
-				   format_bytes(plan.block_size).c_str(), plan.buffers, format_bytes(need).c_str(),
+		return usage_error("-b %s: %u buffer(s) of %u block(s) need %s of memory, but only %s is available",
+				   format_bytes(plan.block_size).c_str(), plan.buffers, plan.slots,
+				   need == UINT64_MAX ? "more than 16 EiB" : format_bytes(need).c_str(),
 				   format_bytes(have).c_str());
 	return {};
 }
@@ -792,7 +797,11 @@ Error make_plan(const Options &opt, Plan &plan)
 	plan.buffer_size = std::min(plan.block_size, largest);
 	if (plan.dio_align)
 		plan.buffer_size = (plan.buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
+	plan.slot_stride = (plan.buffer_size + 4095) / 4096 * 4096;
 	plan.buffers = is_write(opt) ? 1 : opt.threads;
+	plan.slots = is_write(opt) ? 1 : opt.queue_depth;
+	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
+		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
 	return check_memory(plan);
 }
 
@@ -1037,11 +1046,136 @@ std::int64_t now_ns()
 
 std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
 
+// io_uring through raw syscalls and the kernel's UAPI header: no liburing,
+// sdb depends on libc only.  One ring per thread, used by that thread only.
+class Ring {
+public:
+	Ring() = default;
+	Ring(const Ring &) = delete;
+	Ring &operator=(const Ring &) = delete;
+	~Ring()
+	{
+		if (sqes_ != MAP_FAILED)
+			munmap(sqes_, sqes_len_);
+		if (cq_map_ != MAP_FAILED && cq_map_ != sq_map_)
+			munmap(cq_map_, cq_len_);
+		if (sq_map_ != MAP_FAILED)
+			munmap(sq_map_, sq_len_);
+		if (fd_ >= 0)
+			close(fd_);
+	}
+
+	// 0, or the errno of io_uring_setup/mmap.  batch: the most SQEs handed
+	// to one io_uring_enter (0: all that are queued).
+	int setup(unsigned entries, unsigned batch)
+	{
+		io_uring_params p {};
+		batch_ = batch;
+		fd_ = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
+		if (fd_ < 0)
+			return errno;
+		sq_len_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+		cq_len_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
+		bool single = p.features & IORING_FEAT_SINGLE_MMAP;
+		if (single)
+			sq_len_ = cq_len_ = std::max(sq_len_, cq_len_);
+		sq_map_ = mmap(nullptr, sq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQ_RING);
+		if (sq_map_ == MAP_FAILED)
+			return errno;
+		cq_map_ = single ? sq_map_ : mmap(nullptr, cq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_CQ_RING);
+		if (cq_map_ == MAP_FAILED)
+			return errno;
+		sqes_len_ = p.sq_entries * sizeof(io_uring_sqe);
+		sqes_ = mmap(nullptr, sqes_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQES);
+		if (sqes_ == MAP_FAILED)
+			return errno;
+		auto *sq = static_cast<char *>(sq_map_);
+		auto *cq = static_cast<char *>(cq_map_);
+		sq_tail_ = reinterpret_cast<unsigned *>(sq + p.sq_off.tail);
+		sq_mask_ = *reinterpret_cast<unsigned *>(sq + p.sq_off.ring_mask);
+		sq_array_ = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
+		cq_head_ = reinterpret_cast<unsigned *>(cq + p.cq_off.head);
+		cq_tail_ = reinterpret_cast<unsigned *>(cq + p.cq_off.tail);
+		cq_mask_ = *reinterpret_cast<unsigned *>(cq + p.cq_off.ring_mask);
+		cqes_ = reinterpret_cast<io_uring_cqe *>(cq + p.cq_off.cqes);
+		tail_ = *sq_tail_;
+		return 0;
+	}
+
+	template <bool Write>
+	void queue(int fd, char *buf, std::size_t len, std::uint64_t offset, unsigned index)
+	{
+		unsigned at = tail_ & sq_mask_;
+		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + at;
+		std::memset(sqe, 0, sizeof *sqe);
+		sqe->opcode = Write ? IORING_OP_WRITE : IORING_OP_READ;
+		sqe->fd = fd;
+		sqe->addr = reinterpret_cast<std::uintptr_t>(buf);
+		sqe->len = static_cast<std::uint32_t>(len);
+		sqe->off = offset;
+		sqe->user_data = index;
+		sq_array_[at] = at;
+		__atomic_store_n(sq_tail_, ++tail_, __ATOMIC_RELEASE);
+		pending_++;
+	}
+
+	// Submit what is queued and wait for at least one completion: 0 or errno.
+	int submit_and_wait()
+	{
+		while (pending_ > 0 && batch_ > 0 && pending_ > batch_)
+			if (int err = enter(batch_, 0, 0))
+				return err;
+		return enter(pending_, 1, IORING_ENTER_GETEVENTS);
+	}
+
+	bool reap(unsigned &index, int &res)
+	{
+		unsigned head = *cq_head_;
+		if (head == __atomic_load_n(cq_tail_, __ATOMIC_ACQUIRE))
+			return false;
+		const io_uring_cqe &cqe = cqes_[head & cq_mask_];
+		index = static_cast<unsigned>(cqe.user_data);
+		res = cqe.res;
+		__atomic_store_n(cq_head_, head + 1, __ATOMIC_RELEASE);
+		return true;
+	}
+
+private:
+	int enter(unsigned submit, unsigned wait, unsigned flags)
+	{
+		for (;;) {
+			long n = syscall(__NR_io_uring_enter, fd_, submit, wait, flags, nullptr, 0);
+			if (n >= 0) {
+				pending_ -= std::min(pending_, static_cast<unsigned>(n));
+				return 0;
+			}
+			if (errno != EINTR && errno != EAGAIN && errno != EBUSY)
+				return errno;
+		}
+	}
+
+	int fd_ = -1;
+	void *sq_map_ = MAP_FAILED, *cq_map_ = MAP_FAILED, *sqes_ = MAP_FAILED;
+	std::size_t sq_len_ = 0, cq_len_ = 0, sqes_len_ = 0;
+	unsigned *sq_tail_ = nullptr, *sq_array_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
+	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, batch_ = 0;
+	io_uring_cqe *cqes_ = nullptr;
+};
+
+// One I/O in flight at queue depth > 1.
+struct Slot {
+	std::uint64_t offset = 0;
+	std::size_t len = 0, done = 0;
+	std::int64_t queued = 0;
+};
+
 struct alignas(64) Worker {
 	unsigned id = 0;
 	const Target *target = nullptr;
 	const Plan *plan = nullptr;
 	char *buffer = nullptr;
+	std::size_t slot_stride = 0;	// reads at queue depth > 1: a buffer per slot
+	std::unique_ptr<Ring> ring;	// queue depth > 1
 	int fd = -1;
 
 	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
@@ -1158,6 +1292,14 @@ Error prepare(Worker &w)
 	const Options &o = w.plan->opt;
 	if (Error e = open_target(w))
 		return e;
+	if (o.queue_depth > 1) {
+		w.ring = std::make_unique<Ring>();
+		if (int err = w.ring->setup(o.queue_depth, w.plan->submit_batch))
+			return runtime_error("-q %u: io_uring is not available: %s%s", o.queue_depth, std::strerror(err),
+					     err == ENOSYS ? " (this kernel has no io_uring)"
+					     : err == EPERM ? " (disabled by the kernel.io_uring_disabled sysctl or a seccomp filter)"
+							    : "");
+	}
 	if (is_write(o) && o.random && w.target->kind != Kind::block && w.target->kind != Kind::chr)
 		if (Error e = lay_out(w))
 			return e;
@@ -1166,49 +1308,78 @@ Error prepare(Worker &w)
 	return {};
 }
 
-// The timed loop: the I/O call, one clock read per I/O (the end of one I/O
-// is the start of the next), a histogram add and a relaxed counter store.
-// Everything else is decided outside it (template parameters, locals).
+// Where the next I/O goes: sequential passes over [0,size), or every block
+// once per pass in the Permutation's order.  next() is false when the pass
+// is over and the run is not time-based.
+template <bool Random>
+class Offsets {
+public:
+	Offsets(const Target &t, std::uint64_t block_size, bool time_based, std::uint64_t seed)
+		: size_(t.size), bs_(block_size), blocks_(t.size / block_size), left_(blocks_),
+		  time_based_(time_based), order_(Random ? blocks_ : 1, seed)
+	{
+	}
+
+	bool next(std::uint64_t &offset, std::size_t &len)
+	{
+		if (Random) {
+			if (left_ == 0) {
+				if (!time_based_)
+					return false;
+				left_ = blocks_;
+			}
+			left_--;
+			offset = order_.next() * bs_;
+			len = static_cast<std::size_t>(bs_);
+		} else {
+			if (pos_ >= size_) {
+				if (!time_based_)
+					return false;
+				pos_ = 0;
+			}
+			offset = pos_;
+			len = static_cast<std::size_t>(std::min(bs_, size_ - pos_));
+			pos_ += len;
+		}
+		return true;
+	}
+
+private:
+	std::uint64_t size_, bs_, blocks_, left_, pos_ = 0;
+	bool time_based_;
+	Permutation order_;
+};
+
+std::int64_t deadline_of(const Worker &w)
+{
+	return w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
+}
+
+void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
+{
+	w.error = sys_error(err, "%s: %s at offset %" PRIu64, write ? "write" : "read", w.target->path.c_str(), offset);
+	g_stop.store(true, std::memory_order_relaxed);
+}
+
+// The timed loop at queue depth 1: the I/O call, one clock read per I/O
+// (the end of one I/O is the start of the next), a histogram add and a
+// relaxed counter store.  Everything else is decided outside it.
 template <bool Write, bool Random>
 void io_loop(Worker &w)
 {
 	const Target &t = *w.target;
-	const std::uint64_t bs = w.plan->block_size;
 	const bool time_based = w.plan->opt.time_limit > 0;
-	const std::int64_t deadline = w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
-	const std::uint64_t blocks = t.size / bs;
-	Permutation order(Random ? blocks : 1, 0x5db0000 + w.id);
-	std::uint64_t pos = 0, left = blocks, bytes = 0, ops = 0;
+	const std::int64_t deadline = deadline_of(w);
+	Offsets<Random> offsets(t, w.plan->block_size, time_based, 0x5db0000 + w.id);
+	std::uint64_t bytes = 0, ops = 0, offset;
+	std::size_t len;
 	std::int64_t prev = w.start_ns;
 
-	for (;;) {
-		std::uint64_t offset;
-		std::size_t len;
-		if (Random) {
-			if (left == 0) {
-				if (!time_based)
-					break;
-				left = blocks;
-			}
-			left--;
-			offset = order.next() * bs;
-			len = static_cast<std::size_t>(bs);
-		} else {
-			if (pos >= t.size) {
-				if (!time_based)
-					break;
-				pos = 0;
-			}
-			offset = pos;
-			len = static_cast<std::size_t>(std::min(bs, t.size - pos));
-			pos += len;
-		}
+	while (offsets.next(offset, len)) {
 		ssize_t n = transfer<Write>(w.fd, w.buffer, len, t.base + offset);
 		std::int64_t now = now_ns();
 		if (n < 0) {
-			w.error = sys_error(static_cast<int>(-n), "%s: %s at offset %" PRIu64, Write ? "write" : "read",
-					    t.path.c_str(), t.base + offset);
-			g_stop.store(true, std::memory_order_relaxed);
+			fail_io(w, Write, static_cast<int>(-n), t.base + offset);
 			break;
 		}
 		w.latency.add(static_cast<std::uint64_t>(now - prev));
@@ -1226,6 +1397,84 @@ void io_loop(Worker &w)
 	w.bytes = bytes;
 	w.ops = ops;
 	w.end_ns = prev;
+}
+
+// The timed loop at queue depth N: N I/Os in flight through io_uring.  Each
+// slot owns a buffer (reads) and the time it was queued; a completion is
+// timed with one clock read, which is also the queue time of the I/O that
+// refills its slot.  A short transfer is continued in the same slot.
+template <bool Write, bool Random>
+void uring_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const bool time_based = w.plan->opt.time_limit > 0;
+	const std::int64_t deadline = deadline_of(w);
+	const unsigned depth = w.plan->opt.queue_depth;
+	Offsets<Random> offsets(t, w.plan->block_size, time_based, 0x5db0000 + w.id);
+	Ring &ring = *w.ring;
+	std::vector<Slot> slots(depth);
+	std::uint64_t bytes = 0, ops = 0;
+	std::int64_t last = w.start_ns;
+	unsigned inflight = 0;
+	bool more = true;
+
+	auto queue = [&](unsigned i, std::int64_t now) {
+		Slot &s = slots[i];
+		std::size_t len;
+		if (!more || !(more = offsets.next(s.offset, len)))
+			return;
+		s.len = len;
+		s.done = 0;
+		s.queued = now;
+		ring.queue<Write>(w.fd, w.buffer + (Write ? 0 : i * w.slot_stride), len, t.base + s.offset, i);
+		inflight++;
+	};
+	for (unsigned i = 0; i < depth; i++)
+		queue(i, w.start_ns);
+	while (inflight > 0) {
+		int err = ring.submit_and_wait();
+		if (err) {
+			fail_io(w, Write, err, t.base);
+			break;
+		}
+		std::int64_t now = now_ns();
+		unsigned index;
+		int res;
+		while (ring.reap(index, res)) {
+			Slot &s = slots[index];
+			inflight--;
+			if (res < 0) {
+				fail_io(w, Write, -res, t.base + s.offset + s.done);
+				more = false;
+				continue;
+			}
+			s.done += static_cast<unsigned>(res);
+			bytes += static_cast<std::uint64_t>(res);
+			if (s.done < s.len && res > 0 && !g_stop.load(std::memory_order_relaxed)) {
+				ring.queue<Write>(w.fd, w.buffer + (Write ? 0 : index * w.slot_stride) + s.done,
+						  s.len - s.done, t.base + s.offset + s.done, index);
+				inflight++;
+				continue;
+			}
+			w.latency.add(static_cast<std::uint64_t>(now - s.queued));
+			ops++;
+			last = now;
+			if (s.done < s.len) {
+				w.eof = !Write;
+				more = false;
+				if (Write)
+					fail_io(w, true, EIO, t.base + s.offset + s.done);
+				continue;
+			}
+			if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
+				more = false;
+			queue(index, now);
+		}
+		w.bytes_done.store(bytes, std::memory_order_relaxed);
+	}
+	w.bytes = bytes;
+	w.ops = ops;
+	w.end_ns = last;
 }
 
 // Why fdatasync belongs inside the timing: without it a buffered write
@@ -1247,9 +1496,15 @@ void timed_phase(Worker &w)
 	const Options &o = w.plan->opt;
 	w.start_ns = now_ns();
 	w.cpu = sched_getcpu();
+	bool queued = o.queue_depth > 1;
 	if (is_write(o)) {
-		o.random ? io_loop<true, true>(w) : io_loop<true, false>(w);
+		if (queued)
+			o.random ? uring_loop<true, true>(w) : uring_loop<true, false>(w);
+		else
+			o.random ? io_loop<true, true>(w) : io_loop<true, false>(w);
 		finish_write(w);
+	} else if (queued) {
+		o.random ? uring_loop<false, true>(w) : uring_loop<false, false>(w);
 	} else {
 		o.random ? io_loop<false, true>(w) : io_loop<false, false>(w);
 	}
@@ -1438,6 +1693,7 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 		w->plan = &plan;
 		w->target = &plan.targets[i];
 		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
+		w->slot_stride = plan.slot_stride;
 		args[i] = {w.get(), &s.gate};
 		s.workers.push_back(std::move(w));
 	}
@@ -1943,8 +2199,8 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 {
 	for (unsigned i = 0; i < plan.buffers; i++) {
 		buffers.push_back(std::make_unique<Buffer>());
-		if (!buffers.back()->allocate(plan.buffer_size))
-			return sys_error(errno, "cannot allocate a %s buffer", format_bytes(plan.buffer_size).c_str());
+		if (!buffers.back()->allocate(plan.slot_stride * plan.slots))
+			return sys_error(errno, "cannot allocate a %s buffer", format_bytes(plan.slot_stride * plan.slots).c_str());
 	}
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();

@@ -16,6 +16,12 @@ bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi; }
 verify() { if "${@:2}"; then ok "$1"; else bad "$1"; fi; }	# DESC COMMAND...
 
+run_sdb() {	# DESC ARGS...: the installed sdb exits 0 and reports a rate
+	local out
+	out=$(/usr/bin/sdb "${@:2}" 2>&1)
+	case $?:$out in 0:*iB/s*) ok "$1" ;; *) bad "$1" "$out" ;; esac
+}
+
 finish() {
 	echo "package: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
@@ -30,8 +36,7 @@ cleanup() {
 	[ -n "$tmp" ] && rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'bad interrupted; finish' INT TERM
 
 # Without root there is no dpkg -i; without the tree there is nothing to build.
 [ "$(id -u)" = 0 ] || { bad "run as root" "dpkg -i needs it"; finish; }
@@ -72,12 +77,10 @@ if [ ! -f "$deb" ] || [ ! -f "$changes" ]; then bad "the build made one .deb and
 lint=$tmp/lintian
 mkdir -p "$lint/tmp" && chown -R nobody: "$lint"
 lintian_out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info "$changes" 2>&1)
+	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info --fail-on error,warning "$changes" 2>&1)
 lintian_rc=$?
 [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/    lintian: /'
-tags=$(printf '%s\n' "$lintian_out" | grep -cE '^[EW]: ')
-check "lintian: no E: or W: tags" 0 "$tags"
-check "lintian: exit 0" 0 "$lintian_rc"
+check "lintian: no E: or W: tags" 0 "$lintian_rc"
 
 # ------------------------------------------------------------ install and use
 installed=yes
@@ -88,13 +91,20 @@ else
 	finish
 fi
 check "sdb --version" "sdb $version" "$(/usr/bin/sdb --version 2>&1)"
-/usr/bin/sdb -w -f "$tmp/x" -s 1m >"$tmp/run.log" 2>&1
-check "sdb -w -f FILE -s 1m: exit 0" "0" "$?"
-check "sdb -w: file of 1 MiB" 1048576 "$(stat -c %s "$tmp/x" 2>&1)"
-/usr/bin/sdb -r -f "$tmp/x" >>"$tmp/run.log" 2>&1
-check "sdb -r -f FILE: exit 0" "0" "$?"
-verify "sdb prints rates" grep -q 'MiB/s\|GiB/s' "$tmp/run.log"
-check "man -w sdb" /usr/share/man/man1/sdb.1.gz "$(man -w sdb 2>&1)"
+# dpkg-buildflags' hardening (hardening=+all in debian/rules) must survive
+# the Makefile.  readelf comes with build-essential; blhc only if installed.
+elf=$(readelf -dlW --dyn-syms /usr/bin/sdb 2>&1)
+verify "hardening: PIE, BIND_NOW" grep -q 'Flags: NOW PIE' <<<"$elf"
+verify "hardening: RELRO" grep -q GNU_RELRO <<<"$elf"
+verify "hardening: stack protector" grep -q __stack_chk_fail <<<"$elf"
+verify "hardening: _FORTIFY_SOURCE" grep -qE '__[a-z]+_chk@' <<<"$elf"
+if command -v blhc >/dev/null; then
+	verify "blhc: the build log has the hardening flags" blhc "$tmp/build.log"
+fi
+run_sdb "sdb -w -f FILE -s 1m" -w -f "$tmp/x" -s 1m
+check "sdb -w: a file of 1 MiB" 1048576 "$(stat -c %s "$tmp/x" 2>&1)"
+run_sdb "sdb -r -f FILE" -r -f "$tmp/x"
+verify "man -w sdb finds the installed page" grep -qx /usr/share/man/man1/sdb.1.gz <(man -aw sdb 2>&1)
 comp=/usr/share/bash-completion/completions/sdb
 verify "bash completion installed" test -f "$comp"
 check "bash completion registers sdb" "complete -F _sdb sdb" "$(bash -c ". $comp && complete -p sdb" 2>&1)"
