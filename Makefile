@@ -52,6 +52,15 @@ tests/test_sdb-san: tests/doctest_main.cpp tests/test_sdb.cpp sdb.cpp
 check-sanitize: sdb-san tests/test_sdb-san
 	$(SAN_ENV) sh tests/check.sh ./tests/test_sdb-san ./sdb-san sdb.1 $(VERSION)
 
+# libFuzzer targets for the option and SIZE parsers (needs clang).
+FUZZ_SECONDS = 60
+fuzz:
+	sh tests/fuzz.sh $(FUZZ_SECONDS)
+
+# The side-by-side benchmark against fio, dd and a minimal loop.
+bench: sdb
+	bash bench/run.sh
+
 install: sdb
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPDIR)
 	$(INSTALL) -m 755 sdb $(DESTDIR)$(BINDIR)/sdb
@@ -62,6 +71,6 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdb $(DESTDIR)$(MANDIR)/man1/sdb.1 $(DESTDIR)$(COMPDIR)/sdb
 
 clean:
-	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san $(TEST_OBJ)
+	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop $(TEST_OBJ)
 
-.PHONY: all check check-sanitize install uninstall clean
+.PHONY: all check check-sanitize fuzz bench install uninstall clean

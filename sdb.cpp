@@ -2251,6 +2251,7 @@ bool ran_any(const Shared &s)
 {
 	if (opt.op == Options::Op::none)
 		return run_memory_only(opt, out);
+	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	SignalScope scope;
 	if (!scope.ok()) {
 		print_error(sys_error(errno, "signalfd/eventfd"));

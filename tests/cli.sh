@@ -251,6 +251,25 @@ run -w -f "$name" -s 64k --json
 check "JSON escapes file names" "$name" "$(jq -j .options.file <<<"$out")"
 rm -f "$name"
 
+# A file size limit: EFBIG, reported with the file and offset, not a kill.
+out=$( (ulimit -f 2048; "$sdb" -w -f fbig -s 8m -b 1m -R) 2>"$work/.err"); rc=$?; err=$(cat "$work/.err")
+check "file size limit: exit 1" 1 "$rc"
+case $err in "sdb: write: fbig at offset 2097152: File too large") ok "file size limit: names file, offset, EFBIG" ;;
+	*) bad "file size limit: names file, offset, EFBIG" "$err" ;; esac
+rm -f fbig
+
+# The live progress line: on a terminal only, erased before the report.
+if command -v script >/dev/null; then
+	tty_out=$(script -qec "$sdb -r -f /dev/zero -s 1t -b 1m -t 1.6" /dev/null | tr '\r' '\n')
+	case $tty_out in *"ETA "*) ok "progress line on a terminal" ;; *) bad "progress line on a terminal" "$tty_out" ;; esac
+	run -r -f /dev/zero -s 1t -b 1m -t 1.6
+	case $err in *ETA*) bad "no progress line when stderr is not a terminal" "$err" ;; *) ok "no progress line when stderr is not a terminal" ;; esac
+	tty_out=$(script -qec "$sdb -r -f /dev/zero -s 1t -b 1m -t 1.6 --json" /dev/null)
+	case $tty_out in *ETA*) bad "no progress line with --json" ;; *) ok "no progress line with --json" ;; esac
+else
+	skipped "progress line" "no script(1)"
+fi
+
 # ------------------------------------------------------------ signals
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &
 pid=$!
