@@ -52,8 +52,9 @@ tests/test_sdb-san: tests/doctest_main.cpp tests/test_sdb.cpp sdb.cpp
 check-sanitize: sdb-san tests/test_sdb-san
 	$(SAN_ENV) sh tests/check.sh ./tests/test_sdb-san ./sdb-san sdb.1 $(VERSION)
 
-# libFuzzer targets for the option and SIZE parsers (needs clang).
-FUZZ_SECONDS = 60
+# libFuzzer on the option and SIZE parsers (needs clang): one target feeds
+# every input to both, for FUZZ_SECONDS.
+FUZZ_SECONDS = 120
 fuzz:
 	sh tests/fuzz.sh $(FUZZ_SECONDS)
 

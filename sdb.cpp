@@ -56,6 +56,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -133,9 +134,19 @@ struct Error {
 	return e;
 }
 
+// Control characters a user typed (a newline inside -b) must not split
+// the one line an error is.
+std::string one_line(std::string s)
+{
+	for (char &c : s)
+		if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+			c = '?';
+	return s;
+}
+
 void print_error(const Error &e)
 {
-	std::fprintf(stderr, "sdb: %s\n", e.msg.c_str());
+	std::fprintf(stderr, "sdb: %s\n", one_line(e.msg).c_str());
 }
 
 // --------------------------------------------------------------- 2. numbers
@@ -269,7 +280,7 @@ constexpr char usage_text[] =
 	"      --json              print one JSON document instead of the report\n"
 	"      --cached            measure the page cache: no eviction, no fdatasync\n"
 	"      --force             allow writing to an unused block device (destroys its data)\n"
-	"      --quick             the quick suite (not yet available)\n"
+	"      --quick             the quick suite: six tests on a test file in -f DIR (-t, -s apply)\n"
 	"      --keep              with --quick: keep the test file\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
@@ -295,6 +306,7 @@ struct Options {
 	bool force = false;
 	bool quick = false;
 	bool keep = false;
+	bool regions = false;		// not an option: the quick suite's threads share one file
 };
 
 enum class Action { run, help, version };
@@ -402,20 +414,46 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 // Options that are fine one by one but not together.
 Error check_combination(const Options &o)
 {
-	if (o.quick)
-		return usage_error("--quick: the quick suite is not available in this version");
-	if (o.keep)
+	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
+	if (o.quick) {
+		if (o.file.empty())
+			return usage_error("--quick needs -f PATH: a directory, or a new file name");
+		const char *fixed = o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r"
+			: o.random ? "-m" : o.block_size ? "-b" : o.threads != 1 ? "-j" : o.queue_depth != 1 ? "-q"
+			: o.direct ? "-D" : o.sync ? "-S" : o.cached ? "--cached" : o.timing ? "-T" : nullptr;
+		if (fixed)
+			return usage_error("--quick and %s: the quick suite sets its own tests", fixed);
+		return {};
+	}
+	if (o.cached && o.direct)
+		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
 	if (o.op == Options::Op::none) {
-		if (o.timing)
-			return {};
-		return usage_error("one of -w (write) or -r (read) is required; see sdb --help");
+		if (!o.timing)
+			return usage_error("one of -w (write) or -r (read) is required; see sdb --help");
+		if (!o.file.empty())
+			return usage_error("-f %s: needs -w or -r (-T alone times memory only)", o.file.c_str());
+		return {};
 	}
 	if (o.file.empty())
 		return usage_error("-f FILE is required with %s", o.op == Options::Op::write ? "-w" : "-r");
-	if (o.cached && o.direct)
-		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
 	return {};
+}
+
+// getopt_long's '?' or ':' as a message.  An unknown letter inside a group
+// ("-xw") leaves optind on the group, so argv[optind - 1] is not always the
+// culprit: optopt says which kind it was (0 or a long option's value: a
+// long option; a letter of short_options: a long option given "=value").
+Error option_error(int c, const std::string &given)
+{
+	bool is_long = c == ':' ? given.rfind("--", 0) == 0
+				: optopt == 0 || optopt > 255 || (optopt != ':' && std::strchr(short_options, optopt));
+	std::string bad = is_long ? given.substr(0, given.find('=')) : format("-%c", optopt);
+	if (c == ':')
+		return usage_error("%s: missing argument", bad.c_str());
+	if (is_long && optopt)
+		return usage_error("%s: takes no value", bad.c_str());
+	return usage_error("%s: unknown option; see sdb --help", bad.c_str());
 }
 
 // Never exits or prints; re-entrant (optind = 0) so tests can call it often.
@@ -432,11 +470,7 @@ Parsed parse_args(int argc, char *argv[])
 			return p;
 		}
 		if (c == '?' || c == ':') {
-			const char *given = argv[optind - 1];
-			std::string bad = std::strncmp(given, "--", 2) == 0 ? std::string(given).substr(0, std::string(given).find('='))
-									   : format("-%c", optopt);
-			p.error = usage_error(c == '?' ? "%s: unknown option; see sdb --help" : "%s: missing argument",
-					      bad.c_str());
+			p.error = option_error(c, argv[optind - 1]);
 			return p;
 		}
 		if ((p.error = set_option(p.opt, c, optarg, option_name(c, long_index))))
@@ -478,6 +512,7 @@ struct Plan {
 	std::uint32_t fs_type = 0;	// statfs f_type of the target's file system
 	dev_t fs_dev = 0;		// device of that file system, or the block device
 	int exclusive_fd = -1;		// O_EXCL hold on a block device during writes
+	std::string label;		// the quick suite's test name, for the progress line
 };
 
 bool is_write(const Options &o) { return o.op == Options::Op::write; }
@@ -523,6 +558,21 @@ std::string fs_name(std::uint32_t type)
 }
 
 bool memory_fs(std::uint32_t type) { return type == TMPFS_MAGIC || type == RAMFS_MAGIC; }
+
+// The file system's own name ("ext4", not "ext2/3/4") from the mount table.
+std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
+{
+	std::ifstream mounts("/proc/self/mountinfo");
+	std::string line, want = format(" %u:%u ", major(dev), minor(dev));
+	while (std::getline(mounts, line)) {
+		auto at = line.find(want), dash = line.find(" - ");
+		if (at == std::string::npos || dash == std::string::npos || at > dash)
+			continue;
+		std::size_t end = line.find(' ', dash + 3);
+		return line.substr(dash + 3, end == std::string::npos ? end : end - dash - 3);
+	}
+	return fs_name(magic);
+}
 
 // O_DIRECT alignment for a path (or the directory a new file goes into).
 // statx STATX_DIOALIGN where the kernel has it, BLKSSZGET on block devices,
@@ -682,7 +732,7 @@ Error make_targets(Plan &plan)
 	const Options &o = plan.opt;
 	struct stat st {};
 	bool exists = stat(o.file.c_str(), &st) == 0;
-	if (o.threads == 1 || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))) {
+	if (o.threads == 1 || o.regions || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))) {
 		Target t{o.file};
 		if (Error e = inspect(t, plan, true))
 			return e;
@@ -720,8 +770,9 @@ Error size_targets(Plan &plan)
 		if (t.size == 0)
 			return runtime_error("%s: %s, nothing to read", t.path.c_str(),
 					     t.kind == Kind::block ? "device smaller than one block per thread" : "file is empty");
-		if (t.kind == Kind::block) {
+		if (t.kind == Kind::block || o.regions)
 			t.base = i * t.size;
+		if (t.kind == Kind::block) {
 			if (t.existing < t.base + t.size)
 				return runtime_error("%s: short device: %s, but %u thread(s) x %s need %s", t.path.c_str(),
 						     format_bytes(t.existing).c_str(), o.threads, format_bytes(t.size).c_str(),
@@ -809,9 +860,10 @@ Error make_plan(const Options &opt, Plan &plan)
 
 constexpr std::size_t huge_page = 2 * MiB;
 
-// An anonymous mapping, page-aligned, 2 MiB-aligned and advised to use huge
-// pages when large: a 1 MiB O_DIRECT request from 4 KiB pages may be split
-// by a device with few segments per request; from one huge page it is not.
+// An anonymous mapping, page-aligned; from 256 KiB up 2 MiB-aligned, rounded
+// up to whole 2 MiB and advised to use huge pages: a 1 MiB O_DIRECT request
+// from 4 KiB pages (256 segments) is split by a device that takes fewer
+// segments per request (virtio: 254); from one huge page it is not.
 // The memory is touched here so that no page fault lands in a timed loop.
 class Buffer {
 public:
@@ -823,7 +875,7 @@ public:
 	bool allocate(std::size_t size)
 	{
 		release();
-		std::size_t align = size >= huge_page ? huge_page : static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+		std::size_t align = size >= huge_page / 8 ? huge_page : static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 		std::size_t length = (size + align - 1) / align * align;
 		std::size_t mapped = length + align;
 		void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1608,7 +1660,7 @@ void draw_progress(const RunResult &r, const Plan &plan, std::uint64_t bytes, do
 		eta = std::max(0.0, plan.opt.time_limit - elapsed);
 	else
 		eta = bps > 0 ? static_cast<double>(r.planned_bytes - std::min(bytes, r.planned_bytes)) / bps : 0;
-	std::fprintf(stderr, "\r%s  %s  %.1f s  ETA %.0f s\033[K", format_bytes(bytes).c_str(),
+	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", plan.label.c_str(), format_bytes(bytes).c_str(),
 		     format_rate(bps).c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
@@ -1658,7 +1710,8 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 	bool tty = !plan.opt.json && isatty(2);
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
-	std::int64_t next_sample = r.start_ns + tick, next_draw = r.start_ns + 1000000000;
+	std::int64_t next_sample = r.start_ns + tick;
+	std::int64_t next_draw = r.start_ns + (plan.label.empty() ? 1000000000 : tick);
 	while (s.gate.done.load() < n) {
 		std::int64_t now = now_ns();
 		if (now < next_sample) {
@@ -1805,7 +1858,7 @@ Environment describe(const Plan &plan, const Buffer &buffer)
 		env.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
 	}
 	env.fs = plan.targets.empty() ? "" : plan.targets[0].kind == Kind::block ? "none (block device)"
-				: fs_name(plan.fs_type);
+				: mounted_fs_type(plan.fs_dev, plan.fs_type);
 	if (!plan.targets.empty() && plan.targets[0].kind == Kind::chr)
 		env.fs = "none (character device)";
 	std::string queue = queue_dir(plan.fs_dev, env.device);
@@ -2179,7 +2232,7 @@ void print_json(std::FILE *out, const Report &r)
 void emit_warnings(const std::vector<std::string> &warnings)
 {
 	for (const std::string &w : warnings)
-		std::fprintf(stderr, "sdb: warning: %s\n", w.c_str());
+		std::fprintf(stderr, "sdb: warning: %s\n", one_line(w).c_str());
 }
 
 // -T alone: the memory ceiling and nothing else.
@@ -2235,6 +2288,32 @@ struct SignalScope {
 	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
 };
 
+// One run of a plan: workers prepare, the barrier opens, the main thread
+// supervises until the last worker is done.
+struct Execution {
+	Shared shared;
+	RunResult result;
+	Error error;
+};
+
+void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter, Execution &ex)
+{
+	std::vector<WorkerArgs> args;
+	std::vector<pthread_t> threads;
+	for (const Target &t : plan.targets)
+		ex.result.planned_bytes += t.size;
+	ex.shared.gate.wake_fd = waiter.wake_fd;
+	ex.error = start_workers(ex.shared, plan, buffers, args, threads);
+	supervise(ex.shared, plan, ex.result, waiter);
+	for (pthread_t th : threads)
+		pthread_join(th, nullptr);
+	if (plan.exclusive_fd >= 0)
+		close(plan.exclusive_fd);
+	for (auto &w : ex.shared.workers)
+		if (!ex.error && w->error)
+			ex.error = w->error;
+}
+
 // What to show when a run ends in an error: results if any I/O was timed.
 bool ran_any(const Shared &s)
 {
@@ -2244,14 +2323,370 @@ bool ran_any(const Shared &s)
 	return false;
 }
 
+// ------------------------------------------------------- 12. the quick suite
+
+// sdb --quick: six fixed tests on one incompressible test file, each run
+// three times for -t seconds, reported as medians with their ranges.
+struct QuickTest {
+	const char *name;
+	bool write, random;
+	std::uint64_t block_size;
+	unsigned threads, depth;
+};
+
+const QuickTest quick_tests[] = {
+	{"SEQ1M Q1T1 write", true, false, MiB, 1, 1},
+	{"SEQ1M Q1T1 read", false, false, MiB, 1, 1},
+	{"SEQ1M Q1T8 read", false, false, MiB, 8, 1},
+	{"RND4K Q1T1 write", true, true, 4 * KiB, 1, 1},
+	{"RND4K Q1T1 read", false, true, 4 * KiB, 1, 1},
+	{"RND4K Q32T1 read", false, true, 4 * KiB, 1, 32},
+};
+constexpr unsigned quick_repeats = 3;
+constexpr double quick_default_seconds = 5;
+
+struct QuickRun {
+	double bytes_per_second = 0, iops = 0, seconds = 0;
+	Histogram latency;
+};
+
+struct QuickRow {
+	QuickTest test;
+	std::vector<QuickRun> runs;
+};
+
+struct QuickFile {
+	std::string path;
+	bool device = false;		// a block device: never created or removed
+	bool created = false;		// sdb made it, so sdb removes it
+	bool direct = true;
+	std::uint64_t size = 0;
+	std::string why;		// how the size was chosen
+};
+
+// The test file: PATH itself (a new file or a block device), or a new file
+// in the directory PATH.  Never an existing file: the suite removes its
+// file at the end, and must not remove one it did not make.
+Error choose_quick_file(const Options &o, QuickFile &q)
+{
+	struct stat st {};
+	bool exists = stat(o.file.c_str(), &st) == 0;
+	std::string dir = dirname_of(o.file);
+	q.path = o.file;
+	if (exists && S_ISDIR(st.st_mode)) {
+		dir = o.file;
+		q.path = format("%s/sdb-quick.%d", o.file.c_str(), static_cast<int>(getpid()));
+	} else if (exists && S_ISBLK(st.st_mode)) {
+		q.device = true;
+	} else if (exists) {
+		return usage_error("--quick -f %s: the file exists; --quick makes (and removes) its own test file: "
+				   "give a directory or a new file name", o.file.c_str());
+	}
+	if (q.device) {
+		std::uint64_t capacity = block_device_size(q.path);
+		q.size = o.size ? o.size : std::min(4 * GiB, capacity / GiB * GiB);
+		q.why = o.size ? "set by -s" : "4 GiB, or the whole device if smaller";
+		if (q.size == 0 || q.size > capacity)
+			return runtime_error("%s: short device: %s", q.path.c_str(), format_bytes(capacity).c_str());
+		return {};
+	}
+	struct statvfs vfs {};
+	if (statvfs(dir.c_str(), &vfs) != 0)
+		return sys_error(errno, "%s", dir.c_str());
+	std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+	if (o.size) {
+		q.size = o.size;
+		q.why = "set by -s";
+	} else {
+		// 1 GiB at least, 4 GiB (past the DRAM cache of most drives)
+		// where that leaves three quarters of the free space alone.
+		q.size = free_bytes >= 16 * GiB ? 4 * GiB : GiB;
+		q.why = format("%s: at least 1 GiB, 4 GiB where 16 GiB are free, to outgrow drive caches; %s free",
+			       format_bytes(q.size).c_str(), format_bytes(free_bytes).c_str());
+	}
+	if (q.size + q.size / 16 > free_bytes)
+		return runtime_error("%s: %s free, the %s test file does not fit (use -s)", dir.c_str(),
+				     format_bytes(free_bytes).c_str(), format_bytes(q.size).c_str());
+	return {};
+}
+
+// Options for one test (or the layout) on the test file.
+Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, bool layout)
+{
+	Options r;
+	r.op = t.write ? Options::Op::write : Options::Op::read;
+	r.random = t.random;
+	r.file = q.path;
+	r.block_size = t.block_size;
+	r.threads = t.threads;
+	r.size = q.size / t.threads / t.block_size * t.block_size;
+	r.time_limit = layout ? 0 : o.time_limit > 0 ? o.time_limit : quick_default_seconds;
+	r.queue_depth = t.depth;
+	r.direct = q.direct;
+	r.random_buffer = true;
+	r.force = o.force;
+	r.json = o.json;
+	r.regions = true;
+	return r;
+}
+
+bool io_uring_works()
+{
+	Ring ring;
+	return ring.setup(4, 0) == 0;
+}
+
+// One run of one test: plan, buffers, execute, and the numbers kept.
+Error quick_run(const Options &opt, const Waiter &waiter, const std::string &label, QuickRun &run,
+		std::vector<std::string> &warnings, bool &interrupted)
+{
+	Plan plan;
+	double fill = 0;
+	std::vector<std::unique_ptr<Buffer>> buffers;
+	Error error = make_plan(opt, plan);
+	if (!error)
+		error = allocate_buffers(plan, buffers, fill);
+	if (error) {
+		if (plan.exclusive_fd >= 0)
+			close(plan.exclusive_fd);
+		return error;
+	}
+	plan.label = label;
+	g_stop.store(false);
+	Execution ex;
+	execute(plan, buffers, waiter, ex);
+	interrupted = ex.result.interrupted;
+	Report report;
+	report.plan = &plan;
+	report.shared = &ex.shared;
+	report.run = &ex.result;
+	std::uint64_t bytes = 0, ops = 0;
+	for (auto &w : ex.shared.workers) {
+		bytes += w->bytes;
+		ops += w->ops;
+		run.latency.merge(w->latency);
+	}
+	run.seconds = wall_seconds(report);
+	run.bytes_per_second = rate(bytes, run.seconds);
+	run.iops = rate(ops, run.seconds);
+	for (const std::string &w : plausibility(plan, ex.shared, nullptr))
+		if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
+			warnings.push_back(w);
+	return ex.error;
+}
+
+// Can the file take O_DIRECT?  Opening it with the flag tells (the file is
+// ours: it is created here if missing).
+Error probe_direct(QuickFile &q)
+{
+	int flags = O_WRONLY | O_CLOEXEC | (q.device ? 0 : O_CREAT | O_EXCL);
+	int fd = open(q.path.c_str(), flags | O_DIRECT, 0644);
+	if (fd < 0 && errno == EINVAL) {
+		q.direct = false;
+		fd = open(q.path.c_str(), flags, 0644);
+	}
+	if (fd < 0)
+		return sys_error(errno, "open: %s", q.path.c_str());
+	close(fd);
+	q.created = !q.device;
+	return {};
+}
+
+double median(std::vector<double> v)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+struct Spread {
+	double median = 0, min = 0, max = 0;
+};
+
+template <typename F>
+Spread spread(const QuickRow &row, F value)
+{
+	std::vector<double> v;
+	for (const QuickRun &r : row.runs)
+		v.push_back(value(r));
+	Spread s;
+	if (!v.empty()) {
+		s.median = median(v);
+		s.min = *std::min_element(v.begin(), v.end());
+		s.max = *std::max_element(v.begin(), v.end());
+	}
+	return s;
+}
+
+double p99_of(const QuickRun &r) { return static_cast<double>(r.latency.percentile(0.99)); }
+double bps_of(const QuickRun &r) { return r.bytes_per_second; }
+double iops_of(const QuickRun &r) { return r.iops; }
+
+void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, double per_test)
+{
+	std::string fs = q.device ? "block device" : mounted_fs_type(plan.fs_dev, plan.fs_type);
+	std::string device;
+	queue_dir(plan.fs_dev, device);
+	std::fprintf(out, "sdb %s quick suite: %s (%s, device %s, %s)\n", SDB_VERSION, q.path.c_str(), fs.c_str(),
+		     device.empty() ? "-" : device.c_str(),
+		     q.direct ? format("O_DIRECT, alignment %u bytes", plan.dio_align).c_str()
+			      : "buffered: O_DIRECT not supported, caches evicted");
+	std::fprintf(out, "Test file: %s\n", q.why.c_str());
+	std::fprintf(out, "About %.0f s: %zu tests x %u runs x %g s, after laying out %s\n",
+		     std::size(quick_tests) * quick_repeats * (per_test + 0.2), std::size(quick_tests), quick_repeats, per_test,
+		     format_bytes(q.size).c_str());
+	std::fflush(out);
+}
+
+void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows)
+{
+	std::fprintf(out, "%-17s %10s %-23s %10s %-21s %11s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
+		     "p99 latency");
+	for (const QuickRow &row : rows) {
+		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of);
+		std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
+		std::fprintf(out, "%-17s %10.2f %-23s %10.0f %-21s %11s%s\n", row.test.name, b.median / MiB,
+			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
+			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(),
+			     row.runs.size() < quick_repeats ? format("  [%zu of %u runs]", row.runs.size(), quick_repeats).c_str() : "");
+	}
+}
+
+std::string json_spread(const QuickRow &row, double Spread::*which)
+{
+	Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of);
+	return format("{\"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %.0f}", json_number(b.*which).c_str(),
+		      json_number(i.*which).c_str(), l.*which);
+}
+
+void print_quick_json(std::FILE *out, const QuickFile &q, double per_test, const std::vector<QuickRow> &rows,
+		      const std::vector<std::string> &warnings, bool interrupted, bool kept)
+{
+	std::string doc = format("{\"version\": %s,\n \"quick\": {\"file\": %s, \"size\": %" PRIu64
+				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"repeats\": %u, \"kept\": %s},\n \"suite\": [",
+				 json_string(SDB_VERSION).c_str(), json_string(q.path).c_str(), q.size,
+				 json_string(q.why).c_str(), json_bool(q.direct).c_str(), json_number(per_test).c_str(),
+				 quick_repeats, json_bool(kept).c_str());
+	for (std::size_t r = 0; r < rows.size(); r++) {
+		const QuickRow &row = rows[r];
+		doc += format("%s{\"name\": %s, \"op\": \"%s\", \"mode\": \"%s\", \"block_size\": %" PRIu64
+			      ", \"threads\": %u, \"queue_depth\": %u,\n   \"median\": %s, \"min\": %s, \"max\": %s,\n   \"repeats\": [",
+			      r ? ",\n  " : "\n  ", json_string(row.test.name).c_str(), row.test.write ? "write" : "read",
+			      row.test.random ? "rand" : "seq", row.test.block_size, row.test.threads, row.test.depth,
+			      json_spread(row, &Spread::median).c_str(), json_spread(row, &Spread::min).c_str(),
+			      json_spread(row, &Spread::max).c_str());
+		for (std::size_t i = 0; i < row.runs.size(); i++) {
+			const QuickRun &run = row.runs[i];
+			const Histogram &h = run.latency;
+			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
+				      ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64
+				      ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+				      i ? ", " : "", json_number(run.seconds).c_str(), json_number(run.bytes_per_second).c_str(),
+				      json_number(run.iops).c_str(), h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9),
+				      h.percentile(0.99), h.percentile(0.999), h.max());
+		}
+		doc += "]}";
+	}
+	doc += "],\n \"warnings\": " + json_warnings(warnings);
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
+	std::fputs(doc.c_str(), out);
+}
+
+// Lay out, run the six tests three times each, report, remove the file.
+int run_quick(const Options &opt, std::FILE *out)
+{
+	SignalScope scope;
+	if (!scope.ok()) {
+		print_error(sys_error(errno, "signalfd/eventfd"));
+		return exit_runtime;
+	}
+	QuickFile q;
+	if (Error e = choose_quick_file(opt, q)) {
+		print_error(e);
+		return e.status;
+	}
+	// Check every rule a write must pass (--force, devices in use, sizes)
+	// before creating anything.
+	QuickTest layout{"layout", true, false, MiB, 1, 1};
+	Plan check;
+	Options layout_opt = quick_options(opt, q, layout, true);
+	Error error = make_plan(layout_opt, check);
+	if (check.exclusive_fd >= 0)
+		close(check.exclusive_fd);
+	if (!error)
+		error = probe_direct(q);
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	layout_opt.direct = q.direct;
+	double per_test = opt.time_limit > 0 ? opt.time_limit : quick_default_seconds;
+	if (!opt.json)
+		print_quick_header(out, q, check, per_test);
+
+	std::vector<std::string> warnings;
+	if (!q.direct)
+		warnings.push_back("O_DIRECT is not supported on " + q.path + ": buffered I/O, caches evicted before reads");
+	bool interrupted = false;
+	QuickRun laid;
+	std::vector<std::string> ignored;
+	error = quick_run(layout_opt, scope.waiter, "laying out  ", laid, ignored, interrupted);
+	if (!error && !interrupted && !opt.json)
+		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(), laid.seconds,
+			     format_rate(laid.bytes_per_second).c_str());
+
+	bool uring = io_uring_works();
+	std::vector<QuickRow> rows;
+	for (const QuickTest &base : quick_tests) {
+		if (error || interrupted)
+			break;
+		QuickTest test = base;
+		if (test.depth > 1 && !uring) {	// 32 threads instead of 32 in flight
+			test = {"RND4K Q1T32 read", false, true, 4 * KiB, 32, 1};
+			warnings.push_back("io_uring is not available: the QD32 row runs 32 threads at depth 1");
+		}
+		rows.push_back({test, {}});
+		for (unsigned i = 0; i < quick_repeats && !error && !interrupted; i++) {
+			QuickRun run;
+			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
+			error = quick_run(quick_options(opt, q, test, false), scope.waiter, label, run, warnings, interrupted);
+			if (!error && !(interrupted && run.seconds == 0))
+				rows.back().runs.push_back(std::move(run));
+		}
+		if (rows.back().runs.empty())
+			rows.pop_back();
+	}
+
+	bool kept = opt.keep || !q.created;
+	if (!kept && unlink(q.path.c_str()) != 0 && errno != ENOENT && !error)
+		error = sys_error(errno, "unlink: %s", q.path.c_str());
+	emit_warnings(warnings);
+	if (opt.json)
+		print_quick_json(out, q, per_test, rows, warnings, interrupted, kept);
+	else
+		print_quick_table(out, rows);
+	if (!opt.json && opt.keep && q.created)
+		std::fprintf(out, "Kept %s\n", q.path.c_str());
+	if (interrupted && !opt.json)
+		std::fprintf(out, "Interrupted: the rows above are what finished\n");
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	return interrupted ? exit_interrupted : exit_ok;
+}
+
 // The program proper; returns the exit status.  Order: plan (every check
 // that needs no file to be touched), buffers, workers (prepare, barrier,
 // timed loop), then the report.
 [[maybe_unused]] int run(const Options &opt, std::FILE *out)
 {
+	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
+	if (opt.quick)
+		return run_quick(opt, out);
 	if (opt.op == Options::Op::none)
 		return run_memory_only(opt, out);
-	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	SignalScope scope;
 	if (!scope.ok()) {
 		print_error(sys_error(errno, "signalfd/eventfd"));
@@ -2274,22 +2709,11 @@ bool ran_any(const Shared &s)
 		return error.status;
 	}
 
-	Shared shared;
-	RunResult result;
-	std::vector<WorkerArgs> args;
-	std::vector<pthread_t> threads;
-	for (const Target &t : plan.targets)
-		result.planned_bytes += t.size;
-	shared.gate.wake_fd = scope.waiter.wake_fd;
-	error = start_workers(shared, plan, buffers, args, threads);
-	supervise(shared, plan, result, scope.waiter);
-	for (pthread_t th : threads)
-		pthread_join(th, nullptr);
-	if (plan.exclusive_fd >= 0)
-		close(plan.exclusive_fd);
-	for (auto &w : shared.workers)
-		if (!error && w->error)
-			error = w->error;
+	Execution ex;
+	execute(plan, buffers, scope.waiter, ex);
+	Shared &shared = ex.shared;
+	RunResult &result = ex.result;
+	error = ex.error;
 
 	report.plan = &plan;
 	report.shared = &shared;

@@ -254,7 +254,7 @@ rm -f "$name"
 # A file size limit: EFBIG, reported with the file and offset, not a kill.
 out=$( (ulimit -f 2048; "$sdb" -w -f fbig -s 8m -b 1m -R) 2>"$work/.err"); rc=$?; err=$(cat "$work/.err")
 check "file size limit: exit 1" 1 "$rc"
-case $err in "sdb: write: fbig at offset 2097152: File too large") ok "file size limit: names file, offset, EFBIG" ;;
+case $(tail -n 1 <<<"$err") in "sdb: write: fbig at offset 2097152: File too large") ok "file size limit: names file, offset, EFBIG" ;;
 	*) bad "file size limit: names file, offset, EFBIG" "$err" ;; esac
 rm -f fbig
 
@@ -269,6 +269,39 @@ if command -v script >/dev/null; then
 else
 	skipped "progress line" "no script(1)"
 fi
+
+# ------------------------------------------------------------ the quick suite
+mkdir -p qs
+run --quick -f qs -t 0.2 -s 32m --json
+check "--quick: exit 0" 0 "$rc"
+check "--quick: six tests of three runs" "6 3 3 3 3 3 3" "$(jq -r '[(.suite | length), (.suite[].repeats | length)] | join(" ")' <<<"$out")"
+check "--quick: medians within the ranges" true \
+	"$(jq '[.suite[] | .min.bytes_per_second <= .median.bytes_per_second and .median.bytes_per_second <= .max.bytes_per_second and .median.iops > 0] | all' <<<"$out")"
+check "--quick: random rows have p99 latency" true "$(jq '[.suite[] | select(.mode == "rand") | .median.p99_ns > 0] | all' <<<"$out")"
+check "--quick: test file removed" "" "$(ls qs)"
+run --quick -f qs/kept -t 0.2 -s 16m --keep
+check "--quick --keep: exit 0" 0 "$rc"
+check "--quick --keep: file kept" 16777216 "$(size_of qs/kept)"
+check "--quick: table has six rows" 6 "$(grep -c '^\(SEQ1M\|RND4K\) ' <<<"$out")"
+case $out in *"quick suite: qs/kept"*"Test file: set by -s"*"About "*) ok "--quick: says what it runs up front" ;;
+	*) bad "--quick: says what it runs up front" "$out" ;; esac
+before=$(md5sum <qs/kept)
+run --quick -f qs/kept -t 0.2
+check "--quick on an existing file: usage error" 2 "$rc"
+check "--quick on an existing file: untouched" "$before" "$(md5sum <qs/kept)"
+rm -f qs/kept
+run --quick -f qs -w
+check "--quick with -w: usage error" 2 "$rc"
+"$sdb" --quick -f qs -t 1 -s 32m >quick.out 2>/dev/null &
+pid=$!
+sleep 2.5
+kill -INT $pid
+wait $pid; rc=$?
+check "--quick interrupted: exit 130" 130 "$rc"
+check "--quick interrupted: test file removed" "" "$(ls qs)"
+case $(cat quick.out) in *"SEQ1M Q1T1 write"*"Interrupted"*) ok "--quick interrupted: prints what finished" ;;
+	*) bad "--quick interrupted: prints what finished" "$(cat quick.out)" ;; esac
+rm -rf qs quick.out
 
 # ------------------------------------------------------------ signals
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &

@@ -153,6 +153,14 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		{{"-r", "-f", ""}, "-f: empty file name"},
 		{{"-r", "-f", "x", "-D", "--cached"}, "--cached and -D"},
 		{{"-w", "-f", "x", "--keep"}, "--keep: only meaningful with --quick"},
+		{{"--json", "-xw"}, "-x: unknown option"},
+		{{"--time=1", "-?w"}, "-?: unknown option"},
+		{{"-r", "-f", "x", "--json=1"}, "--json: takes no value"},
+		{{"-r", "-f", "x", "-Db"}, "-b: missing argument"},
+		{{"-T", "-f", "x"}, "-f x: needs -w or -r"},
+		{{"-T", "-D", "--cached"}, "--cached and -D"},
+		{{"--quick"}, "--quick needs -f PATH"},
+		{{"--quick", "-f", "d", "-m", "rand"}, "--quick and -m"},
 	};
 	for (const Case &c : cases) {
 		Parsed p = Args(c.args).parse();
@@ -284,6 +292,11 @@ TEST_CASE("json_string escapes what JSON requires")
 	CHECK(json_string("cut\xc3") == "\"cut\\ufffd\"");
 	CHECK(json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");		// overlong
 	CHECK(json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");	// surrogate
+}
+
+TEST_CASE("errors stay on one line")
+{
+	CHECK(one_line("bad\nsize\t1") == "bad?size?1");
 }
 
 TEST_CASE("IEC formatting")
