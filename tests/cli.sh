@@ -120,6 +120,10 @@ run -w -f qw -q 4 -b 1m -s 6m -R --json
 check "-q 4 write: exit 0" 0 "$rc"
 check "-q 4 write: file size" 6291456 "$(size_of qw)"
 check "-q 4 write: 6 ops" 6 "$(jq .total.ops <<<"$out")"
+for batch in 0 1 3; do
+	out=$(SDB_SUBMIT_BATCH=$batch "$sdb" -r -f q -q 16 -m rand --json 2>/dev/null)
+	check "-q 16, at most $batch I/Os per io_uring_enter: every block once" 2048 "$(jq .total.ops <<<"$out")"
+done
 run -r -f q -q 16 -m rand -b 4k -t 1 --json
 check "-q 16 -t 1: time-based" true "$(jq '.total.seconds >= 0.95 and .total.ops > 2048' <<<"$out")"
 run -r -f q -s 16m -q 4 --json
