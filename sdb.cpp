@@ -421,7 +421,7 @@ Error check_combination(const Options &o)
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
 		const char *fixed = o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r"
 			: o.random ? "-m" : o.block_size ? "-b" : o.threads != 1 ? "-j" : o.queue_depth != 1 ? "-q"
-			: o.direct ? "-D" : o.sync ? "-S" : o.cached ? "--cached" : o.timing ? "-T" : nullptr;
+			: o.direct ? "-D" : o.sync ? "-S" : o.cached ? "--cached" : o.timing ? "-T" : o.verbose ? "-v" : nullptr;
 		if (fixed)
 			return usage_error("--quick and %s: the quick suite sets its own tests", fixed);
 		return {};
@@ -748,6 +748,9 @@ Error make_targets(Plan &plan)
 		Target t{format("%s.%u", o.file.c_str(), i)};
 		if (Error e = inspect(t, plan, i == 0))
 			return e;
+		if (t.kind == Kind::block || t.kind == Kind::chr)	// --force and the in-use checks are for -f itself
+			return runtime_error("%s is a device: with -j, FILE.0 .. FILE.N-1 must be regular files "
+					     "(give the device itself to -f)", t.path.c_str());
 		plan.targets.push_back(t);
 	}
 	return {};
@@ -934,23 +937,25 @@ std::uint64_t huge_page_bytes(const void *addr)
 // Fill from the kernel's random source (what /dev/urandom reads), one
 // chunk per core in parallel: a 64 MiB random buffer must not be the slow
 // part of a quick check.
-bool fill_random(char *data, std::size_t size)
+int fill_random(char *data, std::size_t size)
 {
 	unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
 	std::size_t chunk = (size / workers + 4095) / 4096 * 4096;
-	std::atomic<bool> ok{true};
+	std::atomic<int> failure{0};
 	auto fill = [&](std::size_t from, std::size_t to) {
 		while (from < to) {
 			ssize_t n = getrandom(data + from, std::min<std::size_t>(to - from, 32 * MiB), 0);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				ok = false;
+				failure = n < 0 ? errno : EIO;
 				return;
 			}
 			from += static_cast<std::size_t>(n);
 		}
 	};
+	if (size < 16 * MiB)	// starting threads would cost more than they save
+		chunk = size;
 	std::vector<std::thread> helpers;
 	try {
 		for (std::size_t from = chunk; from < size; from += chunk)
@@ -958,12 +963,12 @@ bool fill_random(char *data, std::size_t size)
 	} catch (const std::system_error &) {
 		for (auto &h : helpers) h.join();
 		fill(0, size);	// no threads to be had: do it all here
-		return ok;
+		return failure;
 	}
 	fill(0, std::min(size, chunk));
 	for (auto &h : helpers)
 		h.join();
-	return ok;
+	return failure;
 }
 
 // ------------------------------------------------------------ 6. statistics
@@ -1100,6 +1105,11 @@ std::int64_t now_ns()
 }
 
 std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
+const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
+
+// The most one read or write moves on Linux (MAX_RW_COUNT); longer I/Os
+// come back short and are continued.
+constexpr std::size_t max_transfer = 0x7ffff000;
 
 // io_uring through raw syscalls and the kernel's UAPI header: no liburing,
 // sdb depends on libc only.  One ring per thread, used by that thread only.
@@ -1166,7 +1176,7 @@ public:
 		sqe->opcode = Write ? IORING_OP_WRITE : IORING_OP_READ;
 		sqe->fd = fd;
 		sqe->addr = reinterpret_cast<std::uintptr_t>(buf);
-		sqe->len = static_cast<std::uint32_t>(len);
+		sqe->len = static_cast<std::uint32_t>(std::min<std::size_t>(len, max_transfer));	// the rest is requeued
 		sqe->off = offset;
 		sqe->user_data = index;
 		sq_array_[at] = at;
@@ -1236,6 +1246,7 @@ struct alignas(64) Worker {
 	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
 	std::uint64_t bytes = 0, ops = 0;
 	std::int64_t start_ns = 0, end_ns = 0;
+	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
 	int cpu = -1;
 	bool eof = false;		// a read reached end of file before SIZE
 	bool laid_out = false;		// random writes: the file was written first
@@ -1293,14 +1304,15 @@ Error open_target(Worker &w)
 Error lay_out(Worker &w)
 {
 	const Target &t = *w.target;
+	const std::uint64_t bs = w.plan->block_size;
+	const std::uint64_t end = t.base + t.size / bs * bs;	// random mode uses whole blocks only
 	struct stat st {};
-	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= t.size)
+	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end)
 		return {};
-	std::uint64_t bs = w.plan->block_size;
-	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < t.size; pos += bs) {
+	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < end; pos += bs) {
 		if (g_stop.load(std::memory_order_relaxed))
 			return {};
-		std::size_t len = static_cast<std::size_t>(std::min(bs, t.size - pos));
+		std::size_t len = static_cast<std::size_t>(bs);
 		ssize_t n = transfer<true>(w.fd, w.buffer, len, pos);
 		if (n < 0)
 			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(), pos);
@@ -1312,14 +1324,16 @@ Error lay_out(Worker &w)
 }
 
 // Fraction of [0,size) of a file that is in the page cache (mincore).
-double cached_fraction(int fd, std::uint64_t size)
+double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 {
+	std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+	size += base % page;
+	base -= base % page;
 	if (size == 0)
 		return 0;
-	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base));
 	if (map == MAP_FAILED)
 		return 0;
-	std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 	std::vector<unsigned char> vec((size + page - 1) / page);
 	std::size_t in_core = 0;
 	if (mincore(map, size, vec.data()) == 0)
@@ -1339,7 +1353,7 @@ void evict(Worker &w)
 	fdatasync(w.fd);
 	posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
 	if (t.kind == Kind::file)
-		w.resident = cached_fraction(w.fd, std::min(t.size, t.existing));
+		w.resident = t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
 }
 
 Error prepare(Worker &w)
@@ -1412,6 +1426,8 @@ std::int64_t deadline_of(const Worker &w)
 
 void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
 {
+	if (w.error)
+		return;	// the first error is the one to report
 	w.error = sys_error(err, "%s: %s at offset %" PRIu64, write ? "write" : "read", w.target->path.c_str(), offset);
 	g_stop.store(true, std::memory_order_relaxed);
 }
@@ -1435,6 +1451,10 @@ void io_loop(Worker &w)
 		std::int64_t now = now_ns();
 		if (n < 0) {
 			fail_io(w, Write, static_cast<int>(-n), t.base + offset);
+			break;
+		}
+		if (n == 0) {	// end of file: nothing was read, so no I/O to count
+			w.eof = true;
 			break;
 		}
 		w.latency.add(static_cast<std::uint64_t>(now - prev));
@@ -1505,22 +1525,26 @@ void uring_loop(Worker &w)
 			}
 			s.done += static_cast<unsigned>(res);
 			bytes += static_cast<std::uint64_t>(res);
-			if (s.done < s.len && res > 0 && !g_stop.load(std::memory_order_relaxed)) {
+			bool stopping = g_stop.load(std::memory_order_relaxed);
+			if (s.done < s.len && res > 0 && !stopping) {
 				ring.queue<Write>(w.fd, w.buffer + (Write ? 0 : index * w.slot_stride) + s.done,
 						  s.len - s.done, t.base + s.offset + s.done, index);
 				inflight++;
 				continue;
 			}
-			w.latency.add(static_cast<std::uint64_t>(now - s.queued));
-			ops++;
-			last = now;
-			if (s.done < s.len) {
+			if (s.done < s.len && !stopping) {	// nothing more came: end of file, or a write that cannot go on
 				w.eof = !Write;
 				more = false;
 				if (Write)
 					fail_io(w, true, EIO, t.base + s.offset + s.done);
-				continue;
 			}
+			if (s.done == 0)
+				continue;	// not an I/O: nothing moved
+			w.latency.add(static_cast<std::uint64_t>(now - s.queued));
+			ops++;
+			last = now;
+			if (s.done < s.len)
+				continue;
 			if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
 				more = false;
 			queue(index, now);
@@ -1539,6 +1563,7 @@ void finish_write(Worker &w)
 {
 	if (w.plan->opt.cached || w.error)
 		return;
+	w.loop_end_ns = w.end_ns;
 	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {
 		w.error = sys_error(errno, "fdatasync: %s", w.target->path.c_str());
 		g_stop.store(true, std::memory_order_relaxed);
@@ -1690,6 +1715,8 @@ struct Waiter {
 		if (!(fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info)
 			return;
 		if (interrupted) {
+			if (g_cleanup_path)
+				unlink(g_cleanup_path);
 			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
 			ssize_t ignored = write(2, msg, sizeof msg - 1);
 			(void)ignored;
@@ -1984,6 +2011,16 @@ struct Report {
 	std::vector<std::string> warnings;
 };
 
+// Until the last I/O returned: the timeline stops here, because the final
+// fdatasync moves no bytes of its own and would read as a rate of zero.
+double io_seconds(const Report &r)
+{
+	std::int64_t end = r.run->start_ns;
+	for (auto &w : r.shared->workers)
+		end = std::max(end, w->loop_end_ns ? w->loop_end_ns : w->end_ns);
+	return (end - r.run->start_ns) / 1e9;
+}
+
 double wall_seconds(const Report &r)
 {
 	std::int64_t end = r.run->start_ns;
@@ -2066,8 +2103,12 @@ void print_human(std::FILE *out, const Report &r)
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     wall, format_rate(rate(bytes, wall)).c_str(), rate(ops, wall), ops, format_bytes(bytes).c_str());
+	double io = io_seconds(r);
+	if (wall - io > 0.05 * wall && wall - io >= 0.01)
+		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (what the page cache held when the last write returned)\n",
+			     wall - io, wall);
 	if (wall >= 2) {
-		auto points = make_timeline(r.run->samples, wall, bytes);
+		auto points = make_timeline(r.run->samples, io, bytes);
 		double lo = points[0].bytes_per_second, hi = lo;
 		for (const Point &pt : points) {
 			lo = std::min(lo, pt.bytes_per_second);
@@ -2157,10 +2198,11 @@ std::string json_thread(const Worker &w)
 	double secs = (w.end_ns - w.start_ns) / 1e9;
 	const Histogram &h = w.latency;
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-		      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
+		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
 		      ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64
 		      ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, json_number(secs).c_str(),
+		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(), h.min(), h.mean(),
 		      h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999), h.max());
 }
@@ -2215,7 +2257,7 @@ void print_json(std::FILE *out, const Report &r)
 			      json_number(secs(r.run->usage_after.ru_utime) - secs(r.run->usage_before.ru_utime)).c_str(),
 			      json_number(secs(r.run->usage_after.ru_stime) - secs(r.run->usage_before.ru_stime)).c_str());
 		doc += ",\n \"timeline\": [";
-		auto points = make_timeline(r.run->samples, wall, bytes);
+		auto points = make_timeline(r.run->samples, io_seconds(r), bytes);
 		for (std::size_t i = 0; i < points.size(); i++)
 			doc += format("%s{\"t\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
 				      json_number(points[i].t).c_str(), json_number(points[i].bytes_per_second).c_str());
@@ -2260,11 +2302,22 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 	}
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();
-		if (!fill_random(buffers[0]->data(), buffers[0]->size()))
-			return sys_error(errno, "-R: cannot read random data");
+		if (int err = fill_random(buffers[0]->data(), buffers[0]->size()))
+			return sys_error(err, "-R: cannot read random data");
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
 	return {};
+}
+
+// 4096 threads each hold a target fd (and a ring fd at -q > 1): more than
+// the usual soft limit of 1024, well within the usual hard limit.
+void raise_fd_limit()
+{
+	rlimit r {};
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
 }
 
 // SIGINT/SIGTERM blocked (the calling thread's mask is inherited by every
@@ -2367,6 +2420,15 @@ struct QuickFile {
 	std::string why;		// how the size was chosen
 };
 
+// Every test needs at least one block per thread: 8 x 1 MiB is the most.
+Error check_quick_size(const QuickFile &q)
+{
+	if (q.size < 8 * MiB)
+		return usage_error("--quick -s %s: the suite needs at least 8 MiB (8 threads x 1 MiB blocks)",
+				   format_bytes(q.size).c_str());
+	return {};
+}
+
 // The test file: PATH itself (a new file or a block device), or a new file
 // in the directory PATH.  Never an existing file: the suite removes its
 // file at the end, and must not remove one it did not make.
@@ -2387,11 +2449,11 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 	}
 	if (q.device) {
 		std::uint64_t capacity = block_device_size(q.path);
-		q.size = o.size ? o.size : std::min(4 * GiB, capacity / GiB * GiB);
+		q.size = o.size ? o.size : std::min(4 * GiB, capacity / MiB * MiB);
 		q.why = o.size ? "set by -s" : "4 GiB, or the whole device if smaller";
-		if (q.size == 0 || q.size > capacity)
+		if (q.size > capacity)
 			return runtime_error("%s: short device: %s", q.path.c_str(), format_bytes(capacity).c_str());
-		return {};
+		return check_quick_size(q);
 	}
 	struct statvfs vfs {};
 	if (statvfs(dir.c_str(), &vfs) != 0)
@@ -2407,10 +2469,10 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 		q.why = format("%s: at least 1 GiB, 4 GiB where 16 GiB are free, to outgrow drive caches; %s free",
 			       format_bytes(q.size).c_str(), format_bytes(free_bytes).c_str());
 	}
-	if (q.size + q.size / 16 > free_bytes)
+	if (vfs.f_blocks > 0 && q.size + q.size / 16 > free_bytes)	// ramfs counts no blocks
 		return runtime_error("%s: %s free, the %s test file does not fit (use -s)", dir.c_str(),
 				     format_bytes(free_bytes).c_str(), format_bytes(q.size).c_str());
-	return {};
+	return check_quick_size(q);
 }
 
 // Options for one test (or the layout) on the test file.
@@ -2480,18 +2542,22 @@ Error quick_run(const Options &opt, const Waiter &waiter, const std::string &lab
 
 // Can the file take O_DIRECT?  Opening it with the flag tells (the file is
 // ours: it is created here if missing).
-Error probe_direct(QuickFile &q)
+Error probe_direct(QuickFile &q, bool keep)
 {
 	int flags = O_WRONLY | O_CLOEXEC | (q.device ? 0 : O_CREAT | O_EXCL);
 	int fd = open(q.path.c_str(), flags | O_DIRECT, 0644);
 	if (fd < 0 && errno == EINVAL) {
+		// Some file systems create the file, then refuse O_DIRECT: it
+		// is ours either way, so no O_EXCL the second time.
 		q.direct = false;
-		fd = open(q.path.c_str(), flags, 0644);
+		q.created = !q.device;
+		fd = open(q.path.c_str(), flags & ~O_EXCL, 0644);
 	}
 	if (fd < 0)
 		return sys_error(errno, "open: %s", q.path.c_str());
 	close(fd);
 	q.created = !q.device;
+	g_cleanup_path = q.created && !keep ? q.path.c_str() : nullptr;
 	return {};
 }
 
@@ -2618,7 +2684,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	if (check.exclusive_fd >= 0)
 		close(check.exclusive_fd);
 	if (!error)
-		error = probe_direct(q);
+		error = probe_direct(q, opt.keep);
 	if (error) {
 		print_error(error);
 		return error.status;
@@ -2654,7 +2720,7 @@ int run_quick(const Options &opt, std::FILE *out)
 			QuickRun run;
 			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
 			error = quick_run(quick_options(opt, q, test, false), scope.waiter, label, run, warnings, interrupted);
-			if (!error && !(interrupted && run.seconds == 0))
+			if (!error && !interrupted)	// a cut-short run would skew the median
 				rows.back().runs.push_back(std::move(run));
 		}
 		if (rows.back().runs.empty())
@@ -2662,6 +2728,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	}
 
 	bool kept = opt.keep || !q.created;
+	g_cleanup_path = nullptr;
 	if (!kept && unlink(q.path.c_str()) != 0 && errno != ENOENT && !error)
 		error = sys_error(errno, "unlink: %s", q.path.c_str());
 	emit_warnings(warnings);
@@ -2686,6 +2753,7 @@ int run_quick(const Options &opt, std::FILE *out)
 [[maybe_unused]] int run(const Options &opt, std::FILE *out)
 {
 	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
+	raise_fd_limit();
 	if (opt.quick)
 		return run_quick(opt, out);
 	if (opt.op == Options::Op::none)

@@ -100,6 +100,9 @@ case $err in *"sdb: warning: "*"end of file"*) ok "read past end of file: warnin
 
 run -w -f z -s 1m --json
 check "zero buffer: warning" 1 "$(jq '.warnings | map(select(test("zeros"))) | length' <<<"$out")"
+check "buffered write: the timed fdatasync is reported" true \
+	"$(jq '.threads[0] | .sync_seconds > 0 and .sync_seconds < .seconds' <<<"$out")"
+check "the timeline stops before the fdatasync" true "$(jq '(.timeline | last | .t) <= .total.seconds - .threads[0].sync_seconds + 0.000001' <<<"$out")"
 
 run -r -f r -m rand -b 4k -t 1 --json
 check "-t 1: repeats passes" true "$(jq '.total.ops > 1024' <<<"$out")"
@@ -255,6 +258,24 @@ run -w -f "$name" -s 64k --json
 check "JSON escapes file names" "$name" "$(jq -j .options.file <<<"$out")"
 rm -f "$name"
 
+# Edge cases found in review.
+: >dev.0; ln -s /dev/null dev.1
+run -w -f dev -j 2 -s 1m
+check "-j 2 where FILE.1 is a device: refused" 1 "$rc"
+case $err in *"dev.1 is a device"*) ok "-j 2 where FILE.1 is a device: says so" ;; *) bad "-j 2 where FILE.1 is a device: says so" "$err" ;; esac
+check "-j 2 where FILE.1 is a device: FILE.0 untouched" 0 "$(size_of dev.0)"
+rm -f dev.0 dev.1
+run -w -f n1 -m rand -D -b 4k -s 10000 -R --json
+check "-D random write, SIZE not a block multiple: whole blocks only" "0 2 8192" "$rc $(jq .total.ops <<<"$out") $(size_of n1)"
+head -c 10000 /dev/urandom >odd
+for q in 1 2; do
+	out=$("$sdb" -r -f odd -b 4k -q $q --json 2>/dev/null)
+	check "-q $q read of a 10000-byte file: 3 I/Os, 10000 bytes" "3 10000" "$(jq -r '"\(.total.ops) \(.total.bytes)"' <<<"$out")"
+done
+rm -f n1 odd
+out=$( (ulimit -Sn 256; "$sdb" -r -f /dev/zero -s 4k -b 4k -j 600 -q 2 --json) 2>"$work/.err"); rc=$?
+check "-j 600 -q 2 with 256 open files allowed: raises its limit" "0 600" "$rc $(jq .total.ops <<<"$out" 2>/dev/null)"
+
 # A file size limit: EFBIG, reported with the file and offset, not a kill.
 out=$( (ulimit -f 2048; "$sdb" -w -f fbig -s 8m -b 1m -R) 2>"$work/.err"); rc=$?; err=$(cat "$work/.err")
 check "file size limit: exit 1" 1 "$rc"
@@ -305,6 +326,15 @@ check "--quick interrupted: exit 130" 130 "$rc"
 check "--quick interrupted: test file removed" "" "$(ls qs)"
 case $(cat quick.out) in *"SEQ1M Q1T1 write"*"Interrupted"*) ok "--quick interrupted: prints what finished" ;;
 	*) bad "--quick interrupted: prints what finished" "$(cat quick.out)" ;; esac
+run --quick -f qs -s 5m
+check "--quick -s below 8 MiB: usage error" 2 "$rc"
+"$sdb" --quick -f qs -t 2 -s 32m >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid; sleep 0.05; kill -INT $pid
+wait $pid; rc=$?
+check "--quick, Ctrl-C twice: exit 130" 130 "$rc"
+check "--quick, Ctrl-C twice: test file removed" "" "$(ls qs)"
 rm -rf qs quick.out
 
 # ------------------------------------------------------------ signals
@@ -337,6 +367,16 @@ else
 		umount "$mnt"
 	else
 		skipped "tmpfs full" "mount failed"
+	fi
+	if mount -t ramfs ramfs "$mnt" 2>/dev/null; then
+		run --quick -f "$mnt" -t 0.2 -s 16m --json
+		check "--quick without O_DIRECT (ramfs): exit 0" 0 "$rc"
+		check "--quick without O_DIRECT: buffered, flagged" "false 1" \
+			"$(jq -r '"\(.quick.direct) \(.warnings | map(select(test("O_DIRECT is not supported"))) | length)"' <<<"$out")"
+		check "--quick without O_DIRECT: test file removed" "" "$(ls "$mnt")"
+		umount "$mnt"
+	else
+		skipped "--quick without O_DIRECT" "ramfs mount failed"
 	fi
 
 	truncate -s 64m disk.img
