@@ -2,18 +2,21 @@
 // stream data?  See sdb.1 for the user's view and LICENSE for the terms.
 //
 // One run, top to bottom, is the order of this file:
-//   1. errors        Error values carried up to run(); warn() for warnings
+//   1. errors        Error values carried up to run(), printed as one line
 //   2. numbers       SIZE parsing and the IEC formatting of sizes and rates
 //   3. options       Options (with defaults), usage_text, parse_args()
 //   4. targets       which path each thread uses, sizes, O_DIRECT alignment,
 //                    block-device safety; make_plan() checks it all up front
 //   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill
 //   6. statistics    the random-order Permutation and the latency Histogram
-//   7. workers       prepare (open, lay out, evict), the timed loop, fdatasync
+//   7. workers       prepare (open, lay out, evict), the timed loops (pread/
+//                    pwrite, or io_uring for -q), the final fdatasync
 //   8. the run       start barrier, sampler, progress line, signals
 //   9. extras        -T memory ceiling, -v environment, plausibility warnings
 //  10. report        human report and JSON
-//  11. run(), main()
+//  11. execution     buffers, signal routing, execute(): one plan, start to end
+//  12. quick suite   --quick: six tests x three runs on one test file
+//  13. run(), main()
 // Start reading at run(); everything but main() has internal linkage so the
 // tests (tests/*.cpp include this file with SDB_NO_MAIN) can reach it.
 
@@ -2272,7 +2275,7 @@ void print_json(std::FILE *out, const Report &r)
 	std::fputs(doc.c_str(), out);
 }
 
-// ------------------------------------------------------------ 11. run, main
+// ------------------------------------------------------------ 11. execution
 
 void emit_warnings(const std::vector<std::string> &warnings)
 {
@@ -2746,6 +2749,8 @@ int run_quick(const Options &opt, std::FILE *out)
 	}
 	return interrupted ? exit_interrupted : exit_ok;
 }
+
+// ------------------------------------------------------------ 13. run, main
 
 // The program proper; returns the exit status.  Order: plan (every check
 // that needs no file to be touched), buffers, workers (prepare, barrier,
