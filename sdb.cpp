@@ -1295,8 +1295,8 @@ Error open_target(Worker &w)
 		flags |= O_SYNC;
 	w.fd = open(w.target->path.c_str(), flags, 0644);
 	if (w.fd < 0 && errno == EINVAL && o.direct)
-		return runtime_error("open: %s: the file system does not support O_DIRECT (-D): %s",
-				     w.target->path.c_str(), std::strerror(errno));
+		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", w.target->path.c_str(),
+				     std::strerror(errno));
 	if (w.fd < 0)
 		return sys_error(errno, "open: %s", w.target->path.c_str());
 	return {};

@@ -246,6 +246,7 @@ bad_input 1 "x.0: No such file or directory" -r -f x -j 2
 bad_input 1 "nodir/x: No such file or directory" -w -f nodir/x
 bad_input 1 "Is a directory"		-w -f .
 bad_input 1 "Not a directory"		-r -f /dev/null/x
+bad_input 1 "O_DIRECT (-D) is not supported here" -r -f /dev/zero -s 1m -D
 : >empty
 bad_input 1 "empty: file is empty"	-r -f empty
 rm -f small empty
