@@ -2014,6 +2014,14 @@ struct Report {
 	std::vector<std::string> warnings;
 };
 
+// CPU time of the whole process (all threads) during the run.
+double cpu_seconds(const RunResult &r, bool user)
+{
+	auto secs = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+	return user ? secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime)
+		    : secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime);
+}
+
 // Until the last I/O returned: the timeline stops here, because the final
 // fdatasync moves no bytes of its own and would read as a rate of zero.
 double io_seconds(const Report &r)
@@ -2123,10 +2131,7 @@ void print_human(std::FILE *out, const Report &r)
 		if (!fell.empty())
 			std::fprintf(out, "%s\n", fell.c_str());
 	}
-	auto secs = [](const timeval &tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
-	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n",
-		     secs(r.run->usage_after.ru_utime) - secs(r.run->usage_before.ru_utime),
-		     secs(r.run->usage_after.ru_stime) - secs(r.run->usage_before.ru_stime));
+	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu_seconds(*r.run, true), cpu_seconds(*r.run, false));
 	if (r.run->interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
@@ -2196,18 +2201,23 @@ std::string json_options(const Plan &p)
 		      o.queue_depth);
 }
 
+std::string json_latency(const Histogram &h)
+{
+	return format("{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		      ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		      h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999),
+		      h.max());
+}
+
 std::string json_thread(const Worker &w)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
-	const Histogram &h = w.latency;
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
-		      ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64
-		      ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
-		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(), h.min(), h.mean(),
-		      h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999), h.max());
+		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
+		      json_latency(w.latency).c_str());
 }
 
 std::string json_memory(const MemoryRates &m)
@@ -2255,10 +2265,8 @@ void print_json(std::FILE *out, const Report &r)
 			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s}",
 			      bytes, ops, json_number(wall).c_str(), json_number(rate(bytes, wall)).c_str(),
 			      json_number(rate(ops, wall)).c_str());
-		auto secs = [](const timeval &tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
-			      json_number(secs(r.run->usage_after.ru_utime) - secs(r.run->usage_before.ru_utime)).c_str(),
-			      json_number(secs(r.run->usage_after.ru_stime) - secs(r.run->usage_before.ru_stime)).c_str());
+			      json_number(cpu_seconds(*r.run, true)).c_str(), json_number(cpu_seconds(*r.run, false)).c_str());
 		doc += ",\n \"timeline\": [";
 		auto points = make_timeline(r.run->samples, io_seconds(r), bytes);
 		for (std::size_t i = 0; i < points.size(); i++)
@@ -2650,13 +2658,9 @@ void print_quick_json(std::FILE *out, const QuickFile &q, double per_test, const
 			      json_spread(row, &Spread::max).c_str());
 		for (std::size_t i = 0; i < row.runs.size(); i++) {
 			const QuickRun &run = row.runs[i];
-			const Histogram &h = run.latency;
-			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": {\"min\": %" PRIu64
-				      ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64
-				      ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s}",
 				      i ? ", " : "", json_number(run.seconds).c_str(), json_number(run.bytes_per_second).c_str(),
-				      json_number(run.iops).c_str(), h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9),
-				      h.percentile(0.99), h.percentile(0.999), h.max());
+				      json_number(run.iops).c_str(), json_latency(run.latency).c_str());
 		}
 		doc += "]}";
 	}
