@@ -310,6 +310,7 @@ struct Options {
 	bool quick = false;
 	bool keep = false;
 	bool regions = false;		// not an option: the quick suite's threads share one file
+	unsigned run_index = 0;		// not an option: the quick suite's repeat, for the random order
 };
 
 enum class Action { run, help, version };
@@ -505,7 +506,8 @@ struct Plan {
 	Options opt;
 	std::uint64_t block_size = 0;
 	std::uint64_t buffer_size = 0;	// bytes per I/O buffer (a slot's, at queue depth > 1)
-	std::uint64_t slot_stride = 0;	// buffer_size rounded up to whole pages
+	std::uint64_t slot_stride = 0;	// from one slot's buffer to the next: whole pages
+	std::uint64_t pool = 0;		// -R writes of small blocks: random bytes to rotate through
 	unsigned buffers = 0;		// one shared for writes, one per thread for reads
 	unsigned slots = 1;		// I/O buffers in each buffer: the queue depth for reads
 	// io_uring: most SQEs per io_uring_enter (0: all that are queued).  At
@@ -662,12 +664,10 @@ std::string device_users(dev_t dev)
 	return "";
 }
 
-// Writing to a block device: --force, nobody using it, and an O_EXCL hold
+// Writing to a block device (--force given): nobody using it, and an O_EXCL hold
 // for the whole run so that nobody mounts it meanwhile.
 Error claim_block_device(const std::string &path, dev_t rdev, Plan &plan)
 {
-	if (!plan.opt.force)
-		return usage_error("%s is a block device: writing destroys its data; add --force if you mean it", path.c_str());
 	std::string users = device_users(rdev);
 	if (!users.empty())
 		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path.c_str(), users.c_str());
@@ -680,16 +680,26 @@ Error claim_block_device(const std::string &path, dev_t rdev, Plan &plan)
 	return {};
 }
 
-std::uint64_t block_device_size(const std::string &path)
+// A block device's capacity; an error when it cannot even be opened
+// (EACCES must not read as "a device of 0 bytes").
+Error block_device_size(const std::string &path, std::uint64_t &bytes)
 {
-	std::uint64_t bytes = 0;
+	bytes = 0;
 	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
-			bytes = 0;
-		close(fd);
-	}
-	return bytes;
+	if (fd < 0)
+		return sys_error(errno, "open: %s", path.c_str());
+	int err = ioctl(fd, BLKGETSIZE64, &bytes) == 0 ? 0 : errno;
+	close(fd);
+	if (err)
+		return sys_error(err, "BLKGETSIZE64: %s", path.c_str());
+	return {};
+}
+
+// Character devices that are safe to write: the rest (/dev/sg*, /dev/mtd*,
+// /dev/port ...) may be hardware, and need --force like a block device.
+bool harmless_char_device(dev_t rdev)
+{
+	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7);	// null, zero, full
 }
 
 // Inspect one path: kind and current size, and the file system under it.
@@ -711,9 +721,16 @@ Error inspect(Target &t, Plan &plan, bool first)
 		return sys_error(EISDIR, "%s", t.path.c_str());
 	} else if (S_ISBLK(st.st_mode)) {
 		t.kind = Kind::block;
-		t.existing = block_device_size(t.path);
+		if (is_write(plan.opt) && !plan.opt.force)	// before touching the device at all
+			return usage_error("%s is a block device: writing destroys its data; add --force if you mean it",
+					   t.path.c_str());
+		if (Error e = block_device_size(t.path, t.existing))
+			return e;
 	} else if (S_ISCHR(st.st_mode)) {
 		t.kind = Kind::chr;
+		if (is_write(plan.opt) && !plan.opt.force && !harmless_char_device(st.st_rdev))
+			return usage_error("%s is a character device that may be hardware: add --force to write to it",
+					   t.path.c_str());
 	} else if (S_ISREG(st.st_mode)) {
 		t.kind = Kind::file;
 		t.existing = static_cast<std::uint64_t>(st.st_size);
@@ -857,9 +874,15 @@ Error make_plan(const Options &opt, Plan &plan)
 	plan.buffer_size = std::min(plan.block_size, largest);
 	if (plan.dio_align)
 		plan.buffer_size = (plan.buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
-	plan.slot_stride = (plan.buffer_size + 4095) / 4096 * 4096;
-	plan.buffers = is_write(opt) ? 1 : opt.threads;
-	plan.slots = is_write(opt) ? 1 : opt.queue_depth;
+	// Reads need a buffer per thread and I/O in flight; so do -R writes,
+	// whose blocks are stamped before they go.  Those also start at a
+	// rotating place in 1 MiB of random bytes when blocks are small, so that
+	// a compression record (ZFS, btrfs: 128 KiB) never holds one block twice.
+	bool shared = is_write(opt) && !opt.random_buffer;
+	plan.pool = is_write(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
+	plan.slot_stride = (plan.buffer_size + 4095) / 4096 * 4096 + plan.pool;
+	plan.buffers = shared ? 1 : opt.threads;
+	plan.slots = shared ? 1 : opt.queue_depth;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
 		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
 	return check_memory(plan);
@@ -1242,7 +1265,8 @@ struct alignas(64) Worker {
 	const Target *target = nullptr;
 	const Plan *plan = nullptr;
 	char *buffer = nullptr;
-	std::size_t slot_stride = 0;	// reads at queue depth > 1: a buffer per slot
+	std::size_t slot_stride = 0;	// queue depth > 1: from one slot's buffer to the next
+	std::size_t pool = 0;		// Plan::pool
 	std::unique_ptr<Ring> ring;	// queue depth > 1
 	int fd = -1;
 
@@ -1283,6 +1307,24 @@ ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset)
 	return static_cast<ssize_t>(done);
 }
 
+// With -R every 4 KiB of every block written starts with its own offset and
+// the I/O's number: without that, one random buffer written over and over
+// is the same block again and again, which deduplicating storage keeps once.
+// The rest stays random, so nothing compresses either.
+// Where I/O number io starts in a buffer with a random pool (Plan::pool).
+std::size_t rotation(const Worker &w, std::uint64_t io)
+{
+	return w.pool ? static_cast<std::size_t>(io % (w.pool / 4096)) * 4096 : 0;
+}
+
+void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
+{
+	for (std::size_t at = 0; at + 16 <= len; at += 4096) {
+		const std::uint64_t words[2] = {offset + at, io};
+		std::memcpy(block + at, words, sizeof words);
+	}
+}
+
 Error open_target(Worker &w)
 {
 	const Options &o = w.plan->opt;
@@ -1316,7 +1358,12 @@ Error lay_out(Worker &w)
 		if (g_stop.load(std::memory_order_relaxed))
 			return {};
 		std::size_t len = static_cast<std::size_t>(bs);
-		ssize_t n = transfer<true>(w.fd, w.buffer, len, pos);
+		char *buffer = w.buffer;
+		if (w.plan->opt.random_buffer) {
+			buffer += rotation(w, pos / bs);
+			stamp(buffer, len, pos, pos / bs);
+		}
+		ssize_t n = transfer<true>(w.fd, buffer, len, pos);
 		if (n < 0)
 			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(), pos);
 	}
@@ -1334,16 +1381,22 @@ double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 	base -= base % page;
 	if (size == 0)
 		return 0;
-	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base));
-	if (map == MAP_FAILED)
-		return 0;
-	std::vector<unsigned char> vec((size + page - 1) / page);
-	std::size_t in_core = 0;
-	if (mincore(map, size, vec.data()) == 0)
-		for (unsigned char c : vec)
-			in_core += c & 1;
-	munmap(map, size);
-	return static_cast<double>(in_core) / static_cast<double>(vec.size());
+	const std::uint64_t window = GiB;	// mincore wants a byte per page: 256 KiB a window
+	std::vector<unsigned char> vec(window / page);
+	std::uint64_t in_core = 0, pages = 0;
+	for (std::uint64_t at = 0; at < size; at += window) {
+		std::size_t len = static_cast<std::size_t>(std::min(window, size - at));
+		void *map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base + at));
+		if (map == MAP_FAILED)
+			return 0;
+		std::size_t n = (len + page - 1) / page;
+		if (mincore(map, len, vec.data()) == 0)
+			for (std::size_t i = 0; i < n; i++)
+				in_core += vec[i] & 1;
+		pages += n;
+		munmap(map, len);
+	}
+	return static_cast<double>(in_core) / static_cast<double>(pages);
 }
 
 // A read not meant to measure the cache starts with the target's pages
@@ -1422,6 +1475,15 @@ private:
 	Permutation order_;
 };
 
+// The random order: fixed for a given run (reproducible), but another one
+// for each thread, for reads and writes, and for each quick-suite repeat, so
+// that a read does not replay the order the preceding write left in caches.
+std::uint64_t order_seed(const Worker &w)
+{
+	const Options &o = w.plan->opt;
+	return 0x5db0000 + w.id + (std::uint64_t{is_write(o)} << 32) + (std::uint64_t{o.run_index} << 40);
+}
+
 std::int64_t deadline_of(const Worker &w)
 {
 	return w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
@@ -1444,13 +1506,19 @@ void io_loop(Worker &w)
 	const Target &t = *w.target;
 	const bool time_based = w.plan->opt.time_limit > 0;
 	const std::int64_t deadline = deadline_of(w);
-	Offsets<Random> offsets(t, w.plan->block_size, time_based, 0x5db0000 + w.id);
+	Offsets<Random> offsets(t, w.plan->block_size, time_based, order_seed(w));
+	const bool stamped = Write && w.plan->opt.random_buffer;
 	std::uint64_t bytes = 0, ops = 0, offset;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
 
 	while (offsets.next(offset, len)) {
-		ssize_t n = transfer<Write>(w.fd, w.buffer, len, t.base + offset);
+		char *buffer = w.buffer;
+		if (stamped) {
+			buffer += rotation(w, ops);
+			stamp(buffer, len, t.base + offset, ops);
+		}
+		ssize_t n = transfer<Write>(w.fd, buffer, len, t.base + offset);
 		std::int64_t now = now_ns();
 		if (n < 0) {
 			fail_io(w, Write, static_cast<int>(-n), t.base + offset);
@@ -1488,7 +1556,7 @@ void uring_loop(Worker &w)
 	const bool time_based = w.plan->opt.time_limit > 0;
 	const std::int64_t deadline = deadline_of(w);
 	const unsigned depth = w.plan->opt.queue_depth;
-	Offsets<Random> offsets(t, w.plan->block_size, time_based, 0x5db0000 + w.id);
+	Offsets<Random> offsets(t, w.plan->block_size, time_based, order_seed(w));
 	Ring &ring = *w.ring;
 	std::vector<Slot> slots(depth);
 	std::uint64_t bytes = 0, ops = 0;
@@ -1496,6 +1564,10 @@ void uring_loop(Worker &w)
 	unsigned inflight = 0;
 	bool more = true;
 
+	const bool stamped = Write && w.plan->opt.random_buffer;
+	const std::size_t stride = Write && !stamped ? 0 : w.slot_stride;	// a buffer per slot, or one shared
+	std::vector<char *> starts(depth);
+	std::uint64_t queued = 0;
 	auto queue = [&](unsigned i, std::int64_t now) {
 		Slot &s = slots[i];
 		std::size_t len;
@@ -1504,7 +1576,13 @@ void uring_loop(Worker &w)
 		s.len = len;
 		s.done = 0;
 		s.queued = now;
-		ring.queue<Write>(w.fd, w.buffer + (Write ? 0 : i * w.slot_stride), len, t.base + s.offset, i);
+		starts[i] = w.buffer + i * stride;
+		if (stamped) {
+			starts[i] += rotation(w, queued);
+			stamp(starts[i], len, t.base + s.offset, queued);
+		}
+		queued++;
+		ring.queue<Write>(w.fd, starts[i], len, t.base + s.offset, i);
 		inflight++;
 	};
 	for (unsigned i = 0; i < depth; i++)
@@ -1530,7 +1608,7 @@ void uring_loop(Worker &w)
 			bytes += static_cast<std::uint64_t>(res);
 			bool stopping = g_stop.load(std::memory_order_relaxed);
 			if (s.done < s.len && res > 0 && !stopping) {
-				ring.queue<Write>(w.fd, w.buffer + (Write ? 0 : index * w.slot_stride) + s.done,
+				ring.queue<Write>(w.fd, starts[index] + s.done,
 						  s.len - s.done, t.base + s.offset + s.done, index);
 				inflight++;
 				continue;
@@ -1780,6 +1858,7 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 		w->target = &plan.targets[i];
 		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
 		w->slot_stride = plan.slot_stride;
+		w->pool = plan.pool;
 		args[i] = {w.get(), &s.gate};
 		s.workers.push_back(std::move(w));
 	}
@@ -1947,12 +2026,12 @@ struct Point {
 	double bytes_per_second;
 };
 
-// Raw 0.1 s samples folded into steps of about a twentieth of the run,
-// between 0.1 s and 1 s.
-std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total)
+// Raw 0.1 s samples folded into steps of at least `step` seconds.  Bytes
+// count when an I/O completes, so a step shorter than a few I/Os would
+// swing between zero and a burst: see timeline_step().
+std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total, double step)
 {
 	std::vector<Point> points;
-	double step = std::clamp(std::round(seconds / 20 * 10) / 10, 0.1, 1.0);
 	Sample last{0, 0};
 	for (const Sample &s : samples) {
 		if (s.t > seconds)
@@ -1965,6 +2044,16 @@ std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seco
 	if (seconds - last.t > step / 2 || points.empty())
 		points.push_back({seconds, rate(total - std::min(total, last.bytes), seconds - last.t)});
 	return points;
+}
+
+// JSON: about a twentieth of the run, 0.1 s to 1 s (so about a sample a
+// second for long runs); the sparkline: a twentieth, however long.  Either
+// way at least three times the longest mean I/O time of a thread.
+double timeline_step(double seconds, double io_seconds, bool sparkline)
+{
+	double step = std::round(seconds / 20 * 10) / 10;
+	step = sparkline ? std::max(step, 0.1) : std::clamp(step, 0.1, 1.0);
+	return std::max(step, 3 * io_seconds);
 }
 
 std::string sparkline(const std::vector<Point> &points, double lo, double hi)
@@ -2014,6 +2103,26 @@ struct Report {
 	std::vector<std::string> warnings;
 };
 
+// The longest mean time of one I/O among the threads.
+double mean_io_seconds(const Report &r)
+{
+	double longest = 0;
+	for (auto &w : r.shared->workers)
+		if (w->ops)
+			longest = std::max(longest, (w->end_ns - w->start_ns) / 1e9 / static_cast<double>(w->ops));
+	return longest;
+}
+
+// Until every thread was still running: a thread that is done lowers the
+// aggregate rate without anything having slowed down.
+double all_running_seconds(const Report &r)
+{
+	std::int64_t end = INT64_MAX;
+	for (auto &w : r.shared->workers)
+		end = std::min(end, w->loop_end_ns ? w->loop_end_ns : w->end_ns);
+	return end == INT64_MAX ? 0 : (end - r.run->start_ns) / 1e9;
+}
+
 // CPU time of the whole process (all threads) during the run.
 double cpu_seconds(const RunResult &r, bool user)
 {
@@ -2047,9 +2156,13 @@ std::string describe_run(const Plan &p)
 	if (o.direct) flags += ", O_DIRECT";
 	if (o.sync) flags += ", O_SYNC";
 	if (o.cached) flags += ", cached";
+	if (o.queue_depth > 1) flags += format(", queue depth %u", o.queue_depth);
 	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
-	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size);
-	return format("%s %s, %s blocks, %s per thread, %u thread%s%s%s", is_write(o) ? "write" : "read",
+	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size) + " per thread";
+	for (const Target &t : p.targets)
+		if (t.size != p.targets[0].size)
+			size = "sizes per thread differ (each file's own)";
+	return format("%s %s, %s blocks, %s, %u thread%s%s%s", is_write(o) ? "write" : "read",
 		      o.random ? "rand" : "seq", format_bytes(p.block_size).c_str(), size.c_str(), o.threads,
 		      o.threads == 1 ? "" : "s", limit.c_str(), flags.c_str());
 }
@@ -2097,9 +2210,11 @@ void print_human(std::FILE *out, const Report &r)
 		print_memory(out, *r.memory);
 	std::string content = !is_write(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
 	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), o.file.c_str());
-	if (r.fill_seconds >= 0)
-		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(p.buffer_size).c_str(),
-			     r.fill_seconds, format_rate(rate(p.buffer_size, r.fill_seconds)).c_str());
+	if (r.fill_seconds >= 0) {
+		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
+		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
+			     r.fill_seconds, format_rate(rate(filled, r.fill_seconds)).c_str());
+	}
 	for (auto &w : r.shared->workers)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", w->target->path.c_str(),
@@ -2116,10 +2231,12 @@ void print_human(std::FILE *out, const Report &r)
 			     wall, format_rate(rate(bytes, wall)).c_str(), rate(ops, wall), ops, format_bytes(bytes).c_str());
 	double io = io_seconds(r);
 	if (wall - io > 0.05 * wall && wall - io >= 0.01)
-		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (what the page cache held when the last write returned)\n",
-			     wall - io, wall);
-	if (wall >= 2) {
-		auto points = make_timeline(r.run->samples, io, bytes);
+		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", wall - io, wall,
+			     o.direct ? "the device flushing its write cache"
+				      : "what the page cache held when the last write returned");
+	double step = timeline_step(io, mean_io_seconds(r), true);
+	if (wall >= 2 && io >= 2 * step) {
+		auto points = make_timeline(r.run->samples, io, bytes, step);
 		double lo = points[0].bytes_per_second, hi = lo;
 		for (const Point &pt : points) {
 			lo = std::min(lo, pt.bytes_per_second);
@@ -2127,6 +2244,9 @@ void print_human(std::FILE *out, const Report &r)
 		}
 		std::fprintf(out, "Timeline: %s  min %s, max %s\n", sparkline(points, lo, hi).c_str(),
 			     format_rate(lo).c_str(), format_rate(hi).c_str());
+		double together = all_running_seconds(r);
+		while (!points.empty() && points.back().t > together + step / 2)
+			points.pop_back();
 		std::string fell = cliff(points);
 		if (!fell.empty())
 			std::fprintf(out, "%s\n", fell.c_str());
@@ -2268,7 +2388,8 @@ void print_json(std::FILE *out, const Report &r)
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
 			      json_number(cpu_seconds(*r.run, true)).c_str(), json_number(cpu_seconds(*r.run, false)).c_str());
 		doc += ",\n \"timeline\": [";
-		auto points = make_timeline(r.run->samples, io_seconds(r), bytes);
+		double io = io_seconds(r);
+		auto points = make_timeline(r.run->samples, io, bytes, timeline_step(io, mean_io_seconds(r), false));
 		for (std::size_t i = 0; i < points.size(); i++)
 			doc += format("%s{\"t\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
 				      json_number(points[i].t).c_str(), json_number(points[i].bytes_per_second).c_str());
@@ -2313,8 +2434,9 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 	}
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();
-		if (int err = fill_random(buffers[0]->data(), buffers[0]->size()))
-			return sys_error(err, "-R: cannot read random data");
+		for (auto &b : buffers)
+			if (int err = fill_random(b->data(), b->size()))
+				return sys_error(err, "-R: cannot read random data");
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
 	return {};
@@ -2343,11 +2465,17 @@ struct SignalScope {
 		sigaddset(&signals, SIGINT);
 		sigaddset(&signals, SIGTERM);
 		pthread_sigmask(SIG_BLOCK, &signals, &old);
-		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
+		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
 		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
 	}
+	// A signal that came after the run (while the report was printed) is
+	// taken here: unblocked, it would kill sdb before stdout is flushed.
 	~SignalScope()
 	{
+		std::fflush(stdout);
+		signalfd_siginfo info;
+		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
+			continue;
 		close(waiter.signal_fd);
 		close(waiter.wake_fd);
 		pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -2459,7 +2587,9 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 				   "give a directory or a new file name", o.file.c_str());
 	}
 	if (q.device) {
-		std::uint64_t capacity = block_device_size(q.path);
+		std::uint64_t capacity;
+		if (Error e = block_device_size(q.path, capacity))
+			return e;
 		q.size = o.size ? o.size : std::min(4 * GiB, capacity / MiB * MiB);
 		q.why = o.size ? "set by -s" : "4 GiB, or the whole device if smaller";
 		if (q.size > capacity)
@@ -2726,7 +2856,9 @@ int run_quick(const Options &opt, std::FILE *out)
 		for (unsigned i = 0; i < quick_repeats && !error && !interrupted; i++) {
 			QuickRun run;
 			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
-			error = quick_run(quick_options(opt, q, test, false), scope.waiter, label, run, warnings, interrupted);
+			Options run_opt = quick_options(opt, q, test, false);
+			run_opt.run_index = i;	// each repeat its own random order
+			error = quick_run(run_opt, scope.waiter, label, run, warnings, interrupted);
 			if (!error && !interrupted)	// a cut-short run would skew the median
 				rows.back().runs.push_back(std::move(run));
 		}

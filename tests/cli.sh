@@ -83,8 +83,14 @@ run -r -f t -j 3 -m rand -b 4k -s 8m
 case $out in *"latency min"*"avg"*"p99"*"max"*) ok "rand read: latency line" ;; *) bad "rand read: latency line" "$out" ;; esac
 rm -f t.*
 
+run -w -f r -m rand -b 4k -s 4m -R
+case $out in *"Laid out r to 4 MiB before the random writes"*) ok "rand write: lays out the file first" ;;
+	*) bad "rand write: lays out the file first" "$out" ;; esac
+rm -f r
 run -w -f r -m rand -b 4k -s 4m --json -R
-check "rand write: lays out the file first" 4194304 "$(size_of r)"
+check "rand write: file size" 4194304 "$(size_of r)"
+check "-R: every 4 KiB block written differs (no dedup)" 1024 "$(split -b 4096 --filter=md5sum r | sort -u | wc -l)"
+check "-R: the data does not compress" true "$(echo "$(gzip -1 -c r | wc -c) > 0.99 * 4194304" | bc -l | sed 's/1/true/;s/0/false/')"
 check "rand write: 1024 ops" 1024 "$(jq .total.ops <<<"$out")"
 check "rand write with -R: no zero-buffer warning" 0 "$(jq '.warnings | map(select(test("zeros"))) | length' <<<"$out")"
 
@@ -98,11 +104,13 @@ check "read past end of file: bytes actually read" 4194304 "$(jq .total.bytes <<
 check "read past end of file: warning in JSON" 1 "$(jq '.warnings | map(select(test("end of file"))) | length' <<<"$out")"
 case $err in *"sdb: warning: "*"end of file"*) ok "read past end of file: warning on stderr" ;; *) bad "read past end of file: warning on stderr" "$err" ;; esac
 
+run -w -f z -s 1m --cached --json
+check "--cached write: no fdatasync" 0 "$(jq .threads[0].sync_seconds <<<"$out")"
 run -w -f z -s 1m --json
 check "zero buffer: warning" 1 "$(jq '.warnings | map(select(test("zeros"))) | length' <<<"$out")"
 check "buffered write: the timed fdatasync is reported" true \
 	"$(jq '.threads[0] | .sync_seconds > 0 and .sync_seconds < .seconds' <<<"$out")"
-check "the timeline stops before the fdatasync" true "$(jq '(.timeline | last | .t) <= .total.seconds - .threads[0].sync_seconds + 0.000001' <<<"$out")"
+check "the timeline stops before the fdatasync" true "$(jq '(.timeline | last | .t) <= .total.seconds - .threads[0].sync_seconds + 0.00001' <<<"$out")"
 
 run -r -f r -m rand -b 4k -t 1 --json
 check "-t 1: repeats passes" true "$(jq '.total.ops > 1024' <<<"$out")"
@@ -237,6 +245,7 @@ bad_input 2 "--cached and -D"		-w -f x -D --cached
 bad_input 2 "needs multiples of"	-w -f x -D -b 1000
 bad_input 2 "needs a size that is a multiple" -w -f x -D -b 4k -s 5000
 bad_input 2 "-s SIZE is required"	-r -f /dev/zero
+bad_input 2 "character device that may be hardware" -w -f /dev/urandom -s 1m
 bad_input 2 "smaller than one"		-w -f x -m rand -b 1m -s 4k
 bad_input 2 "of memory"			-r -f small -s 1t -b 1t
 for dev in /dev/vda /dev/sda /dev/nvme0n1 /dev/xvda /dev/loop0 ""; do [ -b "$dev" ] && break; done
@@ -351,6 +360,14 @@ check "SIGINT: stops within a second" true "$([ "$ms" -lt 1000 ] && echo true ||
 check "SIGINT: valid JSON, interrupted" true "$(jq '.interrupted and .total.bytes > 0' sig.json 2>&1)"
 rm -f sig.json sig.err
 
+"$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>/dev/null &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid; rc=$?
+check "SIGTERM: exit 130 with results" "130 true" "$rc $(jq .interrupted sig.json 2>&1)"
+rm -f sig.json
+
 # ------------------------------------------------------------ root only
 if [ "$(id -u)" != 0 ]; then
 	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
@@ -403,8 +420,9 @@ else
 		check "idle block device: both regions written" 8388608 "$(jq .total.bytes <<<"$out")"
 		check "idle block device: nothing written past the regions" "$tail_before" \
 			"$(dd if="$loop" bs=1M skip=8 status=none | md5sum)"
-		same=$(cmp <(dd if="$loop" bs=1M count=4 status=none) <(dd if="$loop" bs=1M skip=4 count=4 status=none) >/dev/null && echo same || echo differ)
-		check "idle block device: regions hold the same buffer" same "$same"
+		# -R stamps each 4 KiB with its offset: thread 1's region starts at 4 MiB.
+		check "idle block device: blocks land at their offsets" "1048576 4194304 4198400" \
+			"$(for at in 1048576 4194304 4198400; do od -An -t u8 -N 8 -j $at "$loop" | tr -d ' '; done | tr '\n' ' ' | sed 's/ $//')"
 		run -r -f "$loop" -j 2 --json
 		check "block device read: regions split the device" "33554432 33554432" \
 			"$(jq -r '[.threads[].bytes] | join(" ")' <<<"$out")"

@@ -225,6 +225,75 @@ TEST_CASE("Permutation is scrambled and seeded")
 	CHECK(ascending < n / 100);	// not a sequential scan in disguise
 }
 
+TEST_CASE("Offsets: sequential passes and random passes cover every block once")
+{
+	Target t;
+	t.size = 10 * 4096 + 100;	// ten blocks and a short one
+	Offsets<false> seq(t, 4096, false, 1);
+	std::uint64_t offset, total = 0, calls = 0;
+	std::size_t len;
+	while (seq.next(offset, len)) {
+		CHECK(offset == total);
+		total += len;
+		calls++;
+	}
+	CHECK(total == t.size);
+	CHECK(calls == 11);
+
+	Offsets<true> rnd(t, 4096, false, 7);	// random: whole blocks only
+	std::set<std::uint64_t> seen;
+	while (rnd.next(offset, len)) {
+		CHECK(len == 4096);
+		CHECK(offset % 4096 == 0);
+		seen.insert(offset);
+		calls++;
+	}
+	CHECK(seen.size() == 10);
+	CHECK(calls == 21);
+
+	Offsets<true> timed(t, 4096, true, 7);	// time-based: pass after pass
+	std::vector<int> visits(10, 0);
+	for (int i = 0; i < 30; i++) {
+		REQUIRE(timed.next(offset, len));
+		visits[offset / 4096]++;
+	}
+	CHECK(std::count(visits.begin(), visits.end(), 3) == 10);
+}
+
+TEST_CASE("median and spread of the quick suite")
+{
+	CHECK(median({}) == 0);
+	CHECK(median({3}) == 3);
+	CHECK(median({5, 1, 3}) == 3);
+	CHECK(median({4, 1, 3, 2}) == 2.5);
+	QuickRow row{quick_tests[0], {}};
+	for (double bps : {300.0, 100.0, 200.0}) {
+		QuickRun r;
+		r.bytes_per_second = bps;
+		row.runs.push_back(std::move(r));
+	}
+	Spread s = spread(row, bps_of);
+	CHECK(s.median == 200);
+	CHECK(s.min == 100);
+	CHECK(s.max == 300);
+}
+
+TEST_CASE("stamp makes every 4 KiB of a block its own")
+{
+	std::vector<char> a(16384, 'x'), b(16384, 'x');
+	stamp(a.data(), a.size(), 0, 1);
+	stamp(b.data(), b.size(), 16384, 2);
+	std::set<std::string> blocks;
+	for (std::size_t at = 0; at < a.size(); at += 4096) {
+		blocks.insert(std::string(a.data() + at, 4096));
+		blocks.insert(std::string(b.data() + at, 4096));
+	}
+	CHECK(blocks.size() == 8);
+	std::uint64_t first;
+	std::memcpy(&first, b.data() + 4096, sizeof first);
+	CHECK(first == 16384 + 4096);	// the block's own offset
+}
+
 TEST_CASE("Histogram: exact small values, bounded error, ordered percentiles")
 {
 	Histogram h;
@@ -320,7 +389,7 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	std::vector<Sample> samples;
 	for (int i = 1; i <= 60; i++)	// 6 s: 100 MiB/s for 2 s, then 20 MiB/s
 		samples.push_back({i / 10.0, static_cast<std::uint64_t>((i <= 20 ? i * 10 : 200 + (i - 20) * 2) * MiB / 1)});
-	std::vector<Point> points = make_timeline(samples, 6.0, samples.back().bytes);
+	std::vector<Point> points = make_timeline(samples, 6.0, samples.back().bytes, timeline_step(6.0, 0.001, false));
 	REQUIRE(points.size() >= 15);
 	REQUIRE(points.size() <= 25);
 	CHECK(points.front().bytes_per_second == doctest::Approx(100.0 * MiB).epsilon(0.02));
@@ -330,6 +399,9 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	CHECK(fell.find("20.00 MiB/s sustained") != std::string::npos);
 	CHECK(fell.find("first 2.") != std::string::npos);
 
+	CHECK(timeline_step(600, 0.001, false) == 1.0);	// JSON: a sample a second
+	CHECK(timeline_step(600, 0.001, true) == 30.0);	// the sparkline: twenty bars
+	CHECK(timeline_step(3, 0.5, false) == 1.5);	// never shorter than three I/Os
 	std::vector<Point> flat(12, Point{1, 50.0 * MiB});
 	CHECK(cliff(flat).empty());
 	std::string line = sparkline({{1, 0}, {2, 10}}, 0, 10);
