@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -37,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -60,6 +62,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -73,7 +76,7 @@ namespace {
 
 // ---------------------------------------------------------------- 1. errors
 
-enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2, exit_interrupted = 130 };
+enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2 };	// 128 + n: ended by signal n
 
 // An error travels up to run() as a value; run() prints it as one line.
 struct Error {
@@ -145,6 +148,50 @@ std::string one_line(std::string s)
 		if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
 			c = '?';
 	return s;
+}
+
+// The length of the valid UTF-8 sequence at s[i] (1 for ASCII), or 0
+// where s[i] starts none: a stray continuation byte, a lead byte 0xC0,
+// 0xC1 or 0xF5..0xFF, an overlong form, a surrogate, a cut-off sequence.
+std::size_t utf8_sequence(std::string_view s, std::size_t i)
+{
+	auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+	unsigned char c = byte(0);
+	if (c < 0x80)
+		return 1;
+	std::size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (len == 0 || i + len > s.size())
+		return 0;
+	for (std::size_t k = 1; k < len; k++)
+		if ((byte(k) & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && byte(1) < 0xa0) || (c == 0xed && byte(1) >= 0xa0) ||	// overlong, surrogate
+	    (c == 0xf0 && byte(1) < 0x90) || (c == 0xf4 && byte(1) >= 0x90))	// overlong, past U+10FFFF
+		return 0;
+	return len;
+}
+
+// A file name for the terminal: control characters and bytes that are not
+// UTF-8 as \xHH (and the backslash doubled), so that a name cannot move the
+// cursor, clear the screen or hide itself.
+std::string printable(std::string_view s)
+{
+	std::string out;
+	for (std::size_t i = 0; i < s.size();) {
+		std::size_t len = utf8_sequence(s, i);
+		auto c = static_cast<unsigned char>(s[i]);
+		if (len == 0 || c < 0x20 || c == 0x7f || (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0)) {
+			len = len ? len : 1;	// C1 controls (U+0080..U+009F) count as control characters too
+			for (std::size_t k = 0; k < len; k++)
+				out += format("\\x%02x", static_cast<unsigned char>(s[i + k]));
+		} else if (c == '\\') {
+			out += "\\\\";
+		} else {
+			out.append(s.substr(i, len));
+		}
+		i += len;
+	}
+	return out;
 }
 
 void print_error(const Error &e)
@@ -493,12 +540,56 @@ Parsed parse_args(int argc, char *argv[])
 
 enum class Kind { missing, file, block, chr };
 
+// A descriptor that closes itself.
+class Fd {
+public:
+	Fd() = default;
+	explicit Fd(int fd) : fd_(fd) {}
+	Fd(const Fd &) = delete;
+	Fd &operator=(const Fd &) = delete;
+	Fd(Fd &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+	Fd &operator=(Fd &&o) noexcept
+	{
+		if (this != &o) {
+			reset();
+			fd_ = o.fd_;
+			o.fd_ = -1;
+		}
+		return *this;
+	}
+	~Fd() { reset(); }
+	int get() const { return fd_; }
+	explicit operator bool() const { return fd_ >= 0; }
+	void reset()
+	{
+		if (fd_ >= 0)
+			close(fd_);
+		fd_ = -1;
+	}
+
+private:
+	int fd_ = -1;
+};
+
+// Which inode a path named when it was checked: the open that does the
+// I/O must find the same one, or the checks said nothing about it.
+struct Identity {
+	dev_t dev = 0;
+	ino_t ino = 0;
+	bool operator==(const Identity &o) const { return dev == o.dev && ino == o.ino; }
+	bool operator!=(const Identity &o) const { return !(*this == o); }
+};
+
+Identity identity_of(const struct stat &st) { return {st.st_dev, st.st_ino}; }
+
 struct Target {
 	std::string path;
 	Kind kind = Kind::missing;
 	std::uint64_t base = 0;		// first byte of this thread's region
 	std::uint64_t size = 0;		// bytes in the region
 	std::uint64_t existing = 0;	// current size of a file, capacity of a block device
+	Identity id;			// what was checked (not for Kind::missing)
+	bool follow = false;		// a symlink, followed because of --force
 };
 
 // Everything decided before any thread starts or any file is created.
@@ -519,7 +610,7 @@ struct Plan {
 	std::string dio_align_source;
 	std::uint32_t fs_type = 0;	// statfs f_type of the target's file system
 	dev_t fs_dev = 0;		// device of that file system, or the block device
-	int exclusive_fd = -1;		// O_EXCL hold on a block device during writes
+	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::string label;		// the quick suite's test name, for the progress line
 };
 
@@ -567,18 +658,56 @@ std::string fs_name(std::uint32_t type)
 
 bool memory_fs(std::uint32_t type) { return type == TMPFS_MAGIC || type == RAMFS_MAGIC; }
 
+// One line of /proc/self/mountinfo: what is mounted where, from what.
+struct Mount {
+	dev_t dev = 0;			// the file system's st_dev
+	std::string point, type, source;
+};
+
+// mountinfo writes space, tab, newline and backslash in paths as \ooo.
+std::string unescape_mount_field(const std::string &s)
+{
+	std::string out;
+	for (std::size_t i = 0; i < s.size(); i++) {
+		if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
+			out += static_cast<char>(std::strtol(s.substr(i + 1, 3).c_str(), nullptr, 8));
+			i += 3;
+		} else {
+			out += s[i];
+		}
+	}
+	return out;
+}
+
+std::vector<Mount> read_mounts()
+{
+	std::vector<Mount> mounts;
+	std::ifstream in("/proc/self/mountinfo");
+	std::string line;
+	while (std::getline(in, line)) {
+		std::istringstream fields(line);
+		std::string id, parent, numbers, root, point, word;
+		fields >> id >> parent >> numbers >> root >> point;
+		while (fields >> word && word != "-")
+			continue;	// mount options and optional fields
+		Mount m;
+		unsigned ma = 0, mi = 0;
+		if (std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) != 2 || !(fields >> m.type >> m.source))
+			continue;
+		m.dev = makedev(ma, mi);
+		m.point = unescape_mount_field(point);
+		m.source = unescape_mount_field(m.source);
+		mounts.push_back(std::move(m));
+	}
+	return mounts;
+}
+
 // The file system's own name ("ext4", not "ext2/3/4") from the mount table.
 std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
 {
-	std::ifstream mounts("/proc/self/mountinfo");
-	std::string line, want = format(" %u:%u ", major(dev), minor(dev));
-	while (std::getline(mounts, line)) {
-		auto at = line.find(want), dash = line.find(" - ");
-		if (at == std::string::npos || dash == std::string::npos || at > dash)
-			continue;
-		std::size_t end = line.find(' ', dash + 3);
-		return line.substr(dash + 3, end == std::string::npos ? end : end - dash - 3);
-	}
+	for (const Mount &m : read_mounts())
+		if (m.dev == dev)
+			return m.type;
 	return fs_name(magic);
 }
 
@@ -620,9 +749,79 @@ unsigned dio_alignment(const std::string &path, Kind kind, dev_t fs_dev, std::st
 	return 4096;
 }
 
-// Who uses a block device: a mount of it or of a partition, or a holder
-// (md, LVM, dm-crypt).  Empty when nobody does.
-std::string device_users(dev_t dev)
+// The loop devices whose backing file is the inode `st` describes (a
+// regular file, or a block device node, compared by device number).
+std::vector<std::string> loop_users(const struct stat &st)
+{
+	std::vector<std::string> loops;
+	DIR *d = opendir("/sys/block");
+	if (!d)
+		return loops;
+	while (dirent *e = readdir(d)) {
+		if (std::strncmp(e->d_name, "loop", 4) != 0)
+			continue;
+		std::string backing = read_line(format("/sys/block/%s/loop/backing_file", e->d_name));
+		const std::string deleted = " (deleted)";
+		if (backing.size() > deleted.size() && backing.compare(backing.size() - deleted.size(), deleted.size(), deleted) == 0)
+			continue;	// its file is gone: it cannot be this one
+		struct stat b {};
+		if (backing.empty() || stat(backing.c_str(), &b) != 0)
+			continue;
+		bool same = S_ISBLK(st.st_mode) ? S_ISBLK(b.st_mode) && b.st_rdev == st.st_rdev
+						 : S_ISREG(b.st_mode) && identity_of(b) == identity_of(st);
+		if (same)
+			loops.push_back(std::string("/dev/") + e->d_name);
+	}
+	closedir(d);
+	std::sort(loops.begin(), loops.end());
+	return loops;
+}
+
+// A swap area that is this file or device (/proc/swaps escapes as mountinfo does).
+bool is_swap(const struct stat &st)
+{
+	std::ifstream in("/proc/swaps");
+	std::string line;
+	std::getline(in, line);	// the header
+	while (std::getline(in, line)) {
+		std::string path = unescape_mount_field(line.substr(0, line.find_first_of(" \t")));
+		struct stat s {};
+		if (stat(path.c_str(), &s) != 0)
+			continue;
+		if (S_ISBLK(st.st_mode) ? S_ISBLK(s.st_mode) && s.st_rdev == st.st_rdev : identity_of(s) == identity_of(st))
+			return true;
+	}
+	return false;
+}
+
+std::string device_users(dev_t dev, unsigned depth, dev_t via = 0);
+
+// Who uses a regular file as a disk: a loop device (and whoever uses that),
+// a swap area, a mount of the file itself (fuse2fs, ntfs-3g on an image).
+// Empty when nobody does.
+std::string file_users(const struct stat &st, unsigned depth)
+{
+	for (const std::string &loop : loop_users(st)) {
+		struct stat l {};
+		std::string deeper = depth < 8 && stat(loop.c_str(), &l) == 0 ? device_users(l.st_rdev, depth + 1) : "";
+		return "it backs the loop device " + loop + (deeper.empty() ? "" : ", which is " + deeper);
+	}
+	if (is_swap(st))
+		return "it is an active swap area";
+	for (const Mount &m : read_mounts()) {
+		struct stat s {};
+		if (!m.source.empty() && m.source[0] == '/' && stat(m.source.c_str(), &s) == 0 && S_ISREG(s.st_mode) &&
+		    identity_of(s) == identity_of(st))
+			return "it is mounted on " + m.point;
+	}
+	return "";
+}
+
+// Who uses a block device: a mount of it or of a partition, a holder (md,
+// LVM, dm-crypt), a swap area, a loop device it backs (other than `via`,
+// the loop device asking), or, for a loop device, whoever uses what it is
+// backed by.  Empty when nobody does.
+std::string device_users(dev_t dev, unsigned depth, dev_t via)
 {
 	std::vector<std::pair<std::string, dev_t>> devs{{"", dev}};
 	std::string sys = sysfs_dev(dev);
@@ -637,19 +836,12 @@ std::string device_users(dev_t dev)
 		}
 		closedir(d);
 	}
+	std::vector<Mount> mounts = read_mounts();
 	for (auto &[part, num] : devs) {
 		std::string who = part.empty() ? "" : "partition " + part + " ";
-		std::ifstream mounts("/proc/self/mountinfo");
-		std::string line;
-		std::string want = format(" %u:%u ", major(num), minor(num));
-		while (std::getline(mounts, line)) {
-			auto at = line.find(want);
-			if (at == std::string::npos || at > line.find(" - "))
-				continue;
-			std::size_t root_end = line.find(' ', at + want.size());
-			std::size_t mp_end = line.find(' ', root_end + 1);
-			return who + "mounted on " + line.substr(root_end + 1, mp_end - root_end - 1);
-		}
+		for (const Mount &m : mounts)
+			if (m.dev == num)
+				return who + "mounted on " + m.point;
 		std::string holders = sysfs_dev(num) + "/holders";
 		if (DIR *d = opendir(holders.c_str())) {
 			std::string name;
@@ -660,6 +852,33 @@ std::string device_users(dev_t dev)
 			if (!name.empty())
 				return who + "held by " + name + " (md, LVM or device mapper)";
 		}
+		struct stat node {};
+		node.st_mode = S_IFBLK;
+		node.st_rdev = num;
+		if (is_swap(node))
+			return who + "an active swap area";
+		for (const std::string &loop : loop_users(node)) {
+			struct stat l {};
+			if (stat(loop.c_str(), &l) != 0 || l.st_rdev != via)
+				return who + "the backing device of " + loop;
+		}
+	}
+	// A loop device passes its writes on to its backing file or device.
+	std::string backing = read_line(sys + "/loop/backing_file");
+	struct stat b {};
+	if (!backing.empty() && depth < 8 && stat(backing.c_str(), &b) == 0) {
+		std::string users = S_ISBLK(b.st_mode) ? device_users(b.st_rdev, depth + 1, dev) : "";
+		if (S_ISREG(b.st_mode)) {	// other loop devices on the same file count, this one not
+			for (const std::string &loop : loop_users(b)) {
+				struct stat l {};
+				if (stat(loop.c_str(), &l) == 0 && l.st_rdev != dev && !device_users(l.st_rdev, depth + 1).empty())
+					users = "also behind " + loop + ", which is " + device_users(l.st_rdev, depth + 1);
+			}
+			if (users.empty() && is_swap(b))
+				users = "an active swap area";
+		}
+		if (!users.empty())
+			return "backed by " + backing + ", " + users;
 	}
 	return "";
 }
@@ -668,14 +887,14 @@ std::string device_users(dev_t dev)
 // for the whole run so that nobody mounts it meanwhile.
 Error claim_block_device(const std::string &path, dev_t rdev, Plan &plan)
 {
-	std::string users = device_users(rdev);
+	std::string users = device_users(rdev, 0);
 	if (!users.empty())
 		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path.c_str(), users.c_str());
-	plan.exclusive_fd = open(path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (plan.exclusive_fd < 0 && errno == EBUSY)
+	plan.exclusive = Fd(open(path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
+	if (!plan.exclusive && errno == EBUSY)
 		return runtime_error("%s is in use (open with O_EXCL: %s): refusing to write to it, even with --force",
 				     path.c_str(), std::strerror(errno));
-	if (plan.exclusive_fd < 0)
+	if (!plan.exclusive)
 		return sys_error(errno, "open: %s", path.c_str());
 	return {};
 }
@@ -702,79 +921,183 @@ bool harmless_char_device(dev_t rdev)
 	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7);	// null, zero, full
 }
 
-// Inspect one path: kind and current size, and the file system under it.
-Error inspect(Target &t, Plan &plan, bool first)
+// The mark sdb leaves on the files it creates: it rewrites those freely,
+// and empty files, and nothing else without --force.
+constexpr char owner_xattr[] = "user.sdb";
+
+bool sticky_shared_dir(const std::string &dir)
 {
 	struct stat st {};
-	if (stat(t.path.c_str(), &st) != 0) {
-		if (errno != ENOENT || !is_write(plan.opt))
+	return stat(dir.c_str(), &st) == 0 && (st.st_mode & S_ISVTX) && (st.st_mode & S_IWOTH);
+}
+
+// May sdb write over this existing regular file?  Asked of the open
+// descriptor fd, whose fstat is st.  `ours`: a file this sdb made (the
+// quick suite's), known by identity where no mark can be kept.
+Error check_overwrite(const Target &t, int fd, const struct stat &st, const Options &o, const Identity *ours)
+{
+	const char *path = t.path.c_str();
+	std::string users = file_users(st, 0);
+	if (!users.empty())
+		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path, users.c_str());
+	if (o.force || (ours && *ours == identity_of(st)))
+		return {};
+	if (st.st_nlink > 1)
+		return usage_error("%s has %ju links: writing to it changes the file under its other names too; "
+				   "add --force if you mean it", path, static_cast<std::uintmax_t>(st.st_nlink));
+	if (st.st_size == 0)
+		return {};
+	char mark[16];
+	if (fgetxattr(fd, owner_xattr, mark, sizeof mark) >= 0)
+		return {};
+	if (errno == ENOTSUP)
+		return usage_error("%s exists, and its file system keeps no extended attributes to tell sdb's own files by: "
+				   "add --force to overwrite it", path);
+	return usage_error("%s exists and sdb did not create it: add --force to overwrite it "
+			   "(sdb rewrites only its own files and empty ones)", path);
+}
+
+// A symlink as the target of a write: only with --force, and never one in
+// a sticky world-writable directory (/tmp), where anybody may have planted it.
+Error check_symlink(const Target &t, const Options &o)
+{
+	if (!is_write(o))
+		return {};
+	if (!o.force)
+		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
+	std::string dir = dirname_of(t.path);
+	if (sticky_shared_dir(dir))
+		return runtime_error("%s is a symbolic link in %s, a sticky world-writable directory: "
+				     "refusing to follow it, even with --force", t.path.c_str(), dir.c_str());
+	return {};
+}
+
+// A path that does not exist yet, for a write: its directory must exist,
+// and not be /dev (a mistyped device name would become a file in RAM).
+Error inspect_missing(Target &t, struct stat &st)
+{
+	std::string dir = dirname_of(t.path);
+	if (stat(dir.c_str(), &st) != 0)
+		return sys_error(errno, "%s", t.path.c_str());
+	if (!S_ISDIR(st.st_mode))
+		return sys_error(ENOTDIR, "%s", t.path.c_str());
+	for (const Mount &m : read_mounts())
+		if (m.dev == st.st_dev && m.type == "devtmpfs")
+			return runtime_error("%s: no such device, and sdb creates no files in %s (a mistyped device name?)",
+					     t.path.c_str(), dir.c_str());
+	t.kind = Kind::missing;
+	return {};
+}
+
+// A regular file to be written: open it for real (it has no side effects
+// on a regular file) and ask the descriptor, which must be the inode the
+// path named a moment ago.
+Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o, const Identity *ours)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (t.follow ? 0 : O_NOFOLLOW);
+	Fd fd(open(t.path.c_str(), flags));
+	if (!fd && errno == EACCES)	// writable but not readable
+		fd = Fd(open(t.path.c_str(), (flags & ~O_ACCMODE) | O_WRONLY));
+	if (!fd)
+		return sys_error(errno, "open: %s", t.path.c_str());
+	struct stat now {};
+	if (fstat(fd.get(), &now) != 0)
+		return sys_error(errno, "fstat: %s", t.path.c_str());
+	if (identity_of(now) != identity_of(st))
+		return runtime_error("%s changed while sdb was checking it: refusing to use it", t.path.c_str());
+	return check_overwrite(t, fd.get(), now, o, ours);
+}
+
+// What one path is and whether sdb may use it, learned from a descriptor:
+// O_PATH opens no device and never waits on a FIFO; O_NOFOLLOW shows a
+// symlink as one.  st: the target's stat (its directory's, when missing).
+Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st)
+{
+	Fd fd(open(t.path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+	if (!fd && errno == ENOENT && is_write(o))
+		return inspect_missing(t, st);
+	if (!fd || fstat(fd.get(), &st) != 0)
+		return sys_error(errno, "%s", t.path.c_str());
+	if (S_ISLNK(st.st_mode)) {
+		if (Error e = check_symlink(t, o))
+			return e;
+		fd = Fd(open(t.path.c_str(), O_PATH | O_CLOEXEC));
+		if (!fd && errno == ENOENT && is_write(o))
+			return runtime_error("%s is a symbolic link to nothing: sdb creates new files only at the path it is given",
+					     t.path.c_str());
+		if (!fd || fstat(fd.get(), &st) != 0)
 			return sys_error(errno, "%s", t.path.c_str());
-		std::string dir = dirname_of(t.path);
-		struct stat dst {};
-		if (stat(dir.c_str(), &dst) != 0)
-			return sys_error(errno, "%s", t.path.c_str());
-		if (!S_ISDIR(dst.st_mode))
-			return sys_error(ENOTDIR, "%s", t.path.c_str());
-		t.kind = Kind::missing;
-		st = dst;
-	} else if (S_ISDIR(st.st_mode)) {
+		t.follow = true;
+	}
+	t.id = identity_of(st);
+	if (S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", t.path.c_str());
-	} else if (S_ISBLK(st.st_mode)) {
+	if (S_ISBLK(st.st_mode)) {
 		t.kind = Kind::block;
-		if (is_write(plan.opt) && !plan.opt.force)	// before touching the device at all
+		if (is_write(o) && !o.force)	// before touching the device at all
 			return usage_error("%s is a block device: writing destroys its data; add --force if you mean it",
 					   t.path.c_str());
-		if (Error e = block_device_size(t.path, t.existing))
-			return e;
-	} else if (S_ISCHR(st.st_mode)) {
+		return block_device_size(t.path, t.existing);
+	}
+	if (S_ISCHR(st.st_mode)) {
 		t.kind = Kind::chr;
-		if (is_write(plan.opt) && !plan.opt.force && !harmless_char_device(st.st_rdev))
+		if (is_write(o) && !o.force && !harmless_char_device(st.st_rdev))
 			return usage_error("%s is a character device that may be hardware: add --force to write to it",
 					   t.path.c_str());
-	} else if (S_ISREG(st.st_mode)) {
-		t.kind = Kind::file;
-		t.existing = static_cast<std::uint64_t>(st.st_size);
-	} else {
-		return runtime_error("%s: not a regular file or a device", t.path.c_str());
+		return {};
 	}
-	if (first) {
-		plan.fs_dev = t.kind == Kind::block ? st.st_rdev : st.st_dev;
-		struct statfs sfs {};
-		std::string probe = t.kind == Kind::missing ? dirname_of(t.path) : t.path;
-		if (statfs(probe.c_str(), &sfs) == 0)
-			plan.fs_type = static_cast<std::uint32_t>(sfs.f_type);
-		if (t.kind == Kind::block && is_write(plan.opt))
-			return claim_block_device(t.path, st.st_rdev, plan);
-	}
+	if (!S_ISREG(st.st_mode))
+		return runtime_error("%s: not a regular file or a device (%s)", t.path.c_str(),
+				     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "unknown kind");
+	t.kind = Kind::file;
+	t.existing = static_cast<std::uint64_t>(st.st_size);
+	return is_write(o) ? inspect_file_for_write(t, st, o, ours) : Error{};
+}
+
+// The file system under the first target (or the block device itself),
+// and the O_EXCL hold on a block device that is to be written.
+Error note_file_system(Plan &plan, const Target &t, const struct stat &st)
+{
+	plan.fs_dev = t.kind == Kind::block ? st.st_rdev : st.st_dev;
+	struct statfs sfs {};
+	std::string probe = t.kind == Kind::missing ? dirname_of(t.path) : t.path;
+	if (statfs(probe.c_str(), &sfs) == 0)
+		plan.fs_type = static_cast<std::uint32_t>(sfs.f_type);
+	if (t.kind == Kind::block && is_write(plan.opt))
+		return claim_block_device(t.path, st.st_rdev, plan);
 	return {};
 }
 
 // The list of targets: FILE, FILE.0..FILE.N-1, or one device for all.
-Error make_targets(Plan &plan)
+Error make_targets(Plan &plan, const Identity *ours)
 {
 	const Options &o = plan.opt;
 	struct stat st {};
 	bool exists = stat(o.file.c_str(), &st) == 0;
-	if (o.threads == 1 || o.regions || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))) {
-		Target t{o.file};
-		if (Error e = inspect(t, plan, true))
-			return e;
-		plan.targets.assign(o.threads, t);
-		return {};
-	}
-	if (exists && S_ISDIR(st.st_mode))
+	bool shared = o.threads == 1 || o.regions || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)));
+	if (!shared && exists && S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", o.file.c_str());
-	for (unsigned i = 0; i < o.threads; i++) {
-		Target t{format("%s.%u", o.file.c_str(), i)};
-		if (Error e = inspect(t, plan, i == 0))
+	for (unsigned i = 0; i < (shared ? 1 : o.threads); i++) {
+		Target t;
+		t.path = shared ? o.file : format("%s.%u", o.file.c_str(), i);
+		struct stat tst {};
+		if (Error e = inspect(t, o, ours, tst))
 			return e;
-		if (t.kind == Kind::block || t.kind == Kind::chr)	// --force and the in-use checks are for -f itself
+		if (!shared && (t.kind == Kind::block || t.kind == Kind::chr))	// --force and the in-use checks are for -f itself
 			return runtime_error("%s is a device: with -j, FILE.0 .. FILE.N-1 must be regular files "
 					     "(give the device itself to -f)", t.path.c_str());
+		if (i == 0)
+			if (Error e = note_file_system(plan, t, tst))
+				return e;
 		plan.targets.push_back(t);
 	}
+	if (shared)
+		plan.targets.assign(o.threads, plan.targets[0]);
 	return {};
 }
+
+// The largest offset a file or device can have (off_t).
+constexpr std::uint64_t max_offset = INT64_MAX;
 
 // Bytes per thread and where each thread's region starts.
 Error size_targets(Plan &plan)
@@ -798,12 +1121,12 @@ Error size_targets(Plan &plan)
 					     t.kind == Kind::block ? "device smaller than one block per thread" : "file is empty");
 		if (t.kind == Kind::block || o.regions)
 			t.base = i * t.size;
-		if (t.kind == Kind::block) {
-			if (t.existing < t.base + t.size)
-				return runtime_error("%s: short device: %s, but %u thread(s) x %s need %s", t.path.c_str(),
-						     format_bytes(t.existing).c_str(), o.threads, format_bytes(t.size).c_str(),
-						     format_bytes(t.size * o.threads).c_str());
-		}
+		if (t.size > max_offset || (t.base && t.base / i != t.size) || t.base > max_offset - t.size)
+			return usage_error("-s %s: %u region(s) of it end past the largest possible file offset (8 EiB)",
+					   format_bytes(t.size).c_str(), static_cast<unsigned>(i + 1));
+		if (t.kind == Kind::block && t.existing < t.base + t.size)
+			return runtime_error("%s: short device: %s, but %u thread(s) x %s need more", t.path.c_str(),
+					     format_bytes(t.existing).c_str(), o.threads, format_bytes(t.size).c_str());
 		if (o.random && t.size < plan.block_size)
 			return usage_error("-s %s is smaller than one %s block: random mode has nothing to do",
 					   format_bytes(t.size).c_str(), format_bytes(plan.block_size).c_str());
@@ -830,23 +1153,105 @@ Error check_alignment(Plan &plan)
 	return {};
 }
 
+// A number from a one-line file (a cgroup limit); nothing for "max".
+std::optional<std::uint64_t> read_number(const std::string &path)
+{
+	std::string line = read_line(path);
+	if (line.empty() || line[0] < '0' || line[0] > '9')
+		return std::nullopt;
+	return std::strtoull(line.c_str(), nullptr, 10);
+}
+
+// The page cache a cgroup holds: its usage counts it, but it can be reclaimed.
+std::uint64_t cgroup_cache(const std::string &dir, bool v1)
+{
+	std::ifstream in(dir + "/memory.stat");
+	std::string key;
+	std::uint64_t value = 0;
+	while (in >> key >> value)
+		if (key == (v1 ? "total_cache" : "file"))
+			return value;
+	return 0;
+}
+
+// What the memory cgroup this process is in (v2, or v1's memory
+// controller) still lets it use: limit less usage, the least of it and its
+// ancestors'.  UINT64_MAX when no limit applies.
+std::uint64_t cgroup_headroom()
+{
+	std::ifstream in("/proc/self/cgroup");
+	std::string line;
+	std::uint64_t room = UINT64_MAX;
+	while (std::getline(in, line)) {	// "0::/path" (v2), "4:memory:/path" (v1)
+		std::size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+		if (c1 == std::string::npos || c2 == std::string::npos)
+			continue;
+		std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+		bool v1 = controllers.find(",memory,") != std::string::npos;
+		if (!v1 && controllers != ",,")
+			continue;
+		for (const char *root : v1 ? std::vector<const char *>{"/sys/fs/cgroup/memory"}
+					   : std::vector<const char *>{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+			for (std::string path = line.substr(c2 + 1);; path = dirname_of(path)) {
+				std::string dir = root + (path == "/" ? "" : path);
+				auto limit = read_number(dir + (v1 ? "/memory.limit_in_bytes" : "/memory.max"));
+				auto usage = read_number(dir + (v1 ? "/memory.usage_in_bytes" : "/memory.current"));
+				if (limit && usage && *limit < max_offset) {
+					std::uint64_t used = *usage - std::min(*usage, cgroup_cache(dir, v1));
+					room = std::min(room, *limit - std::min(*limit, used));
+				}
+				if (path.empty() || path == "/" || path == ".")
+					break;
+			}
+		}
+	}
+	return room;
+}
+
+// Memory sdb may use: the kernel's MemAvailable, or less where a memory
+// cgroup limits this process (a container, a systemd slice).
 std::uint64_t available_memory()
 {
 	std::ifstream in("/proc/meminfo");
 	std::string key;
-	std::uint64_t kib = 0;
+	std::uint64_t kib = 0, have = 0;
 	while (in >> key >> kib)
-		if (key == "MemAvailable:")
-			return kib * KiB;
-	return static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+		if (key == "MemAvailable:") {
+			have = kib * KiB;
+			break;
+		}
+	if (have == 0)
+		have = static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+	have = std::min(have, cgroup_headroom());
+	rlimit as {};	// ulimit -v: address space, of which some is mapped already
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+		std::ifstream status("/proc/self/status");
+		std::uint64_t mapped = 0;
+		while (status >> key)
+			if (key == "VmSize:" && status >> mapped)
+				break;
+		have = std::min<std::uint64_t>(have, as.rlim_cur - std::min<std::uint64_t>(as.rlim_cur, mapped * KiB));
+	}
+	return have;
 }
 
+// a * b + c, or UINT64_MAX when that does not fit.
+std::uint64_t saturating(std::uint64_t a, std::uint64_t b, std::uint64_t c = 0)
+{
+	std::uint64_t r;
+	if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
+		return UINT64_MAX;
+	return r;
+}
+
+std::uint64_t histogram_bytes();	// section 6
+
+// The I/O buffers and each thread's latency histogram must fit in memory
+// with room to spare: checked before anything is allocated.
 Error check_memory(Plan &plan)
 {
-	std::uint64_t per_buffer = plan.slot_stride * plan.slots;
-	std::uint64_t need = per_buffer * plan.buffers;
-	if (per_buffer / plan.slots != plan.slot_stride || need / plan.buffers != per_buffer)
-		need = UINT64_MAX;
+	std::uint64_t histograms = saturating(plan.opt.threads, histogram_bytes());
+	std::uint64_t need = saturating(saturating(plan.slot_stride, plan.slots), plan.buffers, histograms);
 	std::uint64_t have = available_memory();
 	if (need > have / 10 * 9)
 		return usage_error("-b %s: %u buffer(s) of %u block(s) need %s of memory, but only %s is available",
@@ -856,12 +1261,16 @@ Error check_memory(Plan &plan)
 	return {};
 }
 
-// Check everything that can be checked before touching a target.
-Error make_plan(const Options &opt, Plan &plan)
+// Check everything that can be checked before touching a target.  ours:
+// a file this sdb made (the quick suite's), which it may rewrite.
+Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 {
 	plan.opt = opt;
 	plan.block_size = opt.block_size ? opt.block_size : opt.random ? 4 * KiB : MiB;
-	if (Error e = make_targets(plan))
+	if (plan.block_size > max_offset)
+		return usage_error("-b %s: larger than the largest possible file offset (8 EiB)",
+				   format_bytes(plan.block_size).c_str());
+	if (Error e = make_targets(plan, ours))
 		return e;
 	if (Error e = size_targets(plan))
 		return e;
@@ -962,15 +1371,20 @@ std::uint64_t huge_page_bytes(const void *addr)
 
 // Fill from the kernel's random source (what /dev/urandom reads), one
 // chunk per core in parallel: a 64 MiB random buffer must not be the slow
-// part of a quick check.
-int fill_random(char *data, std::size_t size)
+// part of a quick check.  In 4 MiB pieces, asking `interrupted()` (on the
+// calling thread) every few milliseconds, so that Ctrl-C is not kept
+// waiting by a large buffer.  Returns 0, an errno, or EINTR when interrupted.
+template <typename Interrupted>
+int fill_random(char *data, std::size_t size, Interrupted interrupted)
 {
+	const std::size_t piece = 4 * MiB;
 	unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-	std::size_t chunk = (size / workers + 4095) / 4096 * 4096;
+	std::size_t chunk = size < 16 * MiB ? size : (size / workers + piece - 1) / piece * piece;
 	std::atomic<int> failure{0};
+	std::atomic<unsigned> running{0};
 	auto fill = [&](std::size_t from, std::size_t to) {
-		while (from < to) {
-			ssize_t n = getrandom(data + from, std::min<std::size_t>(to - from, 32 * MiB), 0);
+		while (from < to && failure == 0) {
+			ssize_t n = getrandom(data + from, std::min(to - from, piece), 0);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
@@ -980,18 +1394,34 @@ int fill_random(char *data, std::size_t size)
 			from += static_cast<std::size_t>(n);
 		}
 	};
-	if (size < 16 * MiB)	// starting threads would cost more than they save
-		chunk = size;
 	std::vector<std::thread> helpers;
-	try {
-		for (std::size_t from = chunk; from < size; from += chunk)
-			helpers.emplace_back(fill, from, std::min(size, from + chunk));
-	} catch (const std::system_error &) {
-		for (auto &h : helpers) h.join();
-		fill(0, size);	// no threads to be had: do it all here
-		return failure;
+	for (std::size_t from = chunk; from < size; from += chunk) {
+		try {
+			running++;
+			helpers.emplace_back([&, from] {
+				fill(from, std::min(size, from + chunk));
+				running--;
+			});
+		} catch (const std::exception &) {	// no thread to be had: this one does it
+			running--;
+			for (std::size_t at = from; at < std::min(size, from + chunk) && failure == 0; at += piece) {
+				fill(at, std::min({size, from + chunk, at + piece}));
+				if (interrupted())
+					failure = EINTR;
+			}
+		}
 	}
-	fill(0, std::min(size, chunk));
+	for (std::size_t at = 0; at < std::min(size, chunk) && failure == 0; at += piece) {
+		fill(at, std::min({size, chunk, at + piece}));
+		if (interrupted())
+			failure = EINTR;
+	}
+	while (running > 0 && failure == 0) {
+		if (interrupted())
+			failure = EINTR;
+		else
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+	}
 	for (auto &h : helpers)
 		h.join();
 	return failure;
@@ -1120,6 +1550,8 @@ private:
 	std::vector<std::uint64_t> counts_;
 	std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
 };
+
+std::uint64_t histogram_bytes() { return Histogram::buckets * sizeof(std::uint64_t); }
 
 // --------------------------------------------------------------- 7. workers
 
@@ -1275,8 +1707,9 @@ struct alignas(64) Worker {
 	std::int64_t start_ns = 0, end_ns = 0;
 	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
 	int cpu = -1;
-	bool eof = false;		// a read reached end of file before SIZE
+	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
 	bool laid_out = false;		// random writes: the file was written first
+	std::optional<Identity> created;	// the file this thread created
 	double resident = 0;		// fraction of the file still cached after eviction
 	Histogram latency;
 	Error error;
@@ -1284,9 +1717,9 @@ struct alignas(64) Worker {
 
 // The full transfer at one offset, continuing partial transfers and
 // retrying EINTR.  Returns the bytes moved (short only at end of file) or
-// -errno.
+// -errno, with the offset of the part that failed in failed_at.
 template <bool Write>
-ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset)
+ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset, std::uint64_t &failed_at)
 {
 	std::size_t done = 0;
 	while (done < len) {
@@ -1295,12 +1728,15 @@ ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset)
 		if (n > 0) {
 			done += static_cast<std::size_t>(n);
 		} else if (n == 0) {
-			if (Write)
+			if (Write) {
+				failed_at = offset + done;
 				return -EIO;	// pwrite moved nothing: never loop forever
+			}
 			break;
 		} else if (errno == EINVAL && !Write && done > 0) {
 			break;	// O_DIRECT after a short read at end of file: the rest is unaligned
 		} else if (errno != EINTR) {
+			failed_at = offset + done;
 			return -errno;
 		}
 	}
@@ -1325,22 +1761,41 @@ void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 	}
 }
 
+// The descriptor the I/O goes through.  A new file is created here, and
+// only here (O_EXCL: never one that appeared since it was checked), and
+// marked as sdb's; an existing target must still be the inode make_plan()
+// checked.  O_NONBLOCK until then: a FIFO swapped in cannot hang the open.
 Error open_target(Worker &w)
 {
 	const Options &o = w.plan->opt;
-	int flags = O_CLOEXEC | (is_write(o) ? O_WRONLY : O_RDONLY);
-	if (is_write(o) && w.target->kind != Kind::block && w.target->kind != Kind::chr)
-		flags |= O_CREAT;	// never O_TRUNC: an existing file is overwritten in place
+	const Target &t = *w.target;
+	int flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (is_write(o) ? O_WRONLY : O_RDONLY);
+	if (t.kind == Kind::missing)
+		flags |= O_CREAT | O_EXCL | O_NOFOLLOW;	// never O_TRUNC: see check_overwrite()
+	else if (!t.follow)
+		flags |= O_NOFOLLOW;
 	if (o.direct)
 		flags |= O_DIRECT;
 	if (o.sync)
 		flags |= O_SYNC;
-	w.fd = open(w.target->path.c_str(), flags, 0644);
+	w.fd = open(t.path.c_str(), flags, 0644);
+	if (w.fd < 0 && errno == EEXIST && t.kind == Kind::missing)
+		return runtime_error("%s appeared while sdb was starting: refusing to write to it", t.path.c_str());
 	if (w.fd < 0 && errno == EINVAL && o.direct)
-		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", w.target->path.c_str(),
-				     std::strerror(errno));
+		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", t.path.c_str(), std::strerror(errno));
 	if (w.fd < 0)
-		return sys_error(errno, "open: %s", w.target->path.c_str());
+		return sys_error(errno, "open: %s", t.path.c_str());
+	struct stat st {};
+	if (fstat(w.fd, &st) != 0)
+		return sys_error(errno, "fstat: %s", t.path.c_str());
+	if (t.kind == Kind::missing) {
+		w.created = identity_of(st);
+		fsetxattr(w.fd, owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
+	} else if (identity_of(st) != t.id) {
+		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
+	}
+	if (fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		return sys_error(errno, "fcntl: %s", t.path.c_str());
 	return {};
 }
 
@@ -1363,9 +1818,11 @@ Error lay_out(Worker &w)
 			buffer += rotation(w, pos / bs);
 			stamp(buffer, len, pos, pos / bs);
 		}
-		ssize_t n = transfer<true>(w.fd, buffer, len, pos);
+		std::uint64_t failed_at = pos;
+		ssize_t n = transfer<true>(w.fd, buffer, len, pos, failed_at);
 		if (n < 0)
-			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(), pos);
+			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(),
+					 failed_at);
 	}
 	if (fdatasync(w.fd) != 0)
 		return sys_error(errno, "fdatasync: %s", t.path.c_str());
@@ -1508,7 +1965,7 @@ void io_loop(Worker &w)
 	const std::int64_t deadline = deadline_of(w);
 	Offsets<Random> offsets(t, w.plan->block_size, time_based, order_seed(w));
 	const bool stamped = Write && w.plan->opt.random_buffer;
-	std::uint64_t bytes = 0, ops = 0, offset;
+	std::uint64_t bytes = 0, ops = 0, offset, failed_at = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
 
@@ -1518,14 +1975,14 @@ void io_loop(Worker &w)
 			buffer += rotation(w, ops);
 			stamp(buffer, len, t.base + offset, ops);
 		}
-		ssize_t n = transfer<Write>(w.fd, buffer, len, t.base + offset);
+		ssize_t n = transfer<Write>(w.fd, buffer, len, t.base + offset, failed_at);
 		std::int64_t now = now_ns();
 		if (n < 0) {
-			fail_io(w, Write, static_cast<int>(-n), t.base + offset);
+			fail_io(w, Write, static_cast<int>(-n), failed_at);
 			break;
 		}
 		if (n == 0) {	// end of file: nothing was read, so no I/O to count
-			w.eof = true;
+			w.eof_at = t.base + offset;
 			break;
 		}
 		w.latency.add(static_cast<std::uint64_t>(now - prev));
@@ -1534,7 +1991,7 @@ void io_loop(Worker &w)
 		ops++;
 		w.bytes_done.store(bytes, std::memory_order_relaxed);
 		if (static_cast<std::size_t>(n) < len) {
-			w.eof = true;
+			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
 			break;
 		}
 		if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
@@ -1614,7 +2071,8 @@ void uring_loop(Worker &w)
 				continue;
 			}
 			if (s.done < s.len && !stopping) {	// nothing more came: end of file, or a write that cannot go on
-				w.eof = !Write;
+				if (!Write)
+					w.eof_at = t.base + s.offset + s.done;
 				more = false;
 				if (Write)
 					fail_io(w, true, EIO, t.base + s.offset + s.done);
@@ -1774,12 +2232,13 @@ void draw_progress(const RunResult &r, const Plan &plan, std::uint64_t bytes, do
 	std::fflush(stderr);
 }
 
-// SIGINT and SIGTERM arrive through a signalfd (they are blocked in every
-// thread), worker news through the gate's eventfd: no signal handler ever
+// Signals arrive through a signalfd (they are blocked in every thread; see
+// SignalScope), worker news through the gate's eventfd: no signal handler ever
 // runs, and no I/O call in a worker is interrupted by one.
 struct Waiter {
 	int signal_fd = -1;
 	int wake_fd = -1;
+	mutable int received = 0;	// the first signal that came, 0 while none did
 
 	// Wait up to ms for a signal or a poke.  A second signal ends sdb at once.
 	void wait(int ms, bool &interrupted) const
@@ -1792,8 +2251,26 @@ struct Waiter {
 			ssize_t ignored = read(wake_fd, &count, sizeof count);
 			(void)ignored;
 		}
+		if (fds[0].revents & POLLIN)
+			take_signal(interrupted);
+	}
+
+	// Outside a run (the -R fill, -T): has a signal come?  Never waits.
+	bool interrupted() const
+	{
+		bool seen = received != 0;
+		take_signal(seen);
+		return seen;
+	}
+
+	// 128 + the signal's number, as a shell reports a process it ended.
+	int exit_status() const { return 128 + received; }
+
+private:
+	void take_signal(bool &interrupted) const
+	{
 		signalfd_siginfo info;
-		if (!(fds[0].revents & POLLIN) || read(signal_fd, &info, sizeof info) != sizeof info)
+		if (read(signal_fd, &info, sizeof info) != sizeof info)
 			return;
 		if (interrupted) {
 			if (g_cleanup_path)
@@ -1801,8 +2278,9 @@ struct Waiter {
 			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
 			ssize_t ignored = write(2, msg, sizeof msg - 1);
 			(void)ignored;
-			_exit(exit_interrupted);
+			_exit(128 + static_cast<int>(info.ssi_signo));
 		}
+		received = static_cast<int>(info.ssi_signo);
 		interrupted = true;
 		g_stop.store(true);
 	}
@@ -2010,10 +2488,10 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	if (!is_write(o) && !o.direct && !o.cached && memory_fs(plan.fs_type) && t0.kind == Kind::file)
 		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
 	for (auto &wk : s.workers) {
-		if (wk->eof)
-			w.push_back(format("%s: end of file after %s, before the %s asked for: %" PRIu64 " bytes read",
-					   wk->target->path.c_str(), format_bytes(wk->bytes).c_str(),
-					   format_bytes(wk->target->size).c_str(), wk->bytes));
+		if (wk->eof_at)
+			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s asked for: %" PRIu64 " bytes read",
+					   wk->target->path.c_str(), *wk->eof_at, format_bytes(wk->target->size).c_str(),
+					   wk->bytes));
 		if (wk->resident > 0.02 && !memory_fs(plan.fs_type))
 			w.push_back(format("%s: %.0f%% of the file stayed in the page cache after eviction: reads may come from memory",
 					   wk->target->path.c_str(), wk->resident * 100));
@@ -2110,6 +2588,7 @@ struct Report {
 	std::optional<Environment> env;
 	double fill_seconds = -1;	// -R, for the header
 	std::vector<std::string> warnings;
+	std::string error;		// the run's one-line error, if it failed after starting
 };
 
 // The longest mean time of one I/O among the threads.
@@ -2188,7 +2667,7 @@ void print_environment(std::FILE *out, const Report &r)
 	const Environment &e = *r.env;
 	std::fprintf(out, "Host: %s, %s\n", e.host.c_str(), e.kernel.c_str());
 	std::fprintf(out, "Target: %s on %s, device %s, scheduler %s, blocks %s/%s bytes (logical/physical), rotational %s\n",
-		     r.plan->targets[0].path.c_str(), e.fs.c_str(), e.device.c_str(),
+		     printable(r.plan->targets[0].path).c_str(), e.fs.c_str(), e.device.c_str(),
 		     e.scheduler.empty() ? "-" : e.scheduler.c_str(), e.logical_block.empty() ? "-" : e.logical_block.c_str(),
 		     e.physical_block.empty() ? "-" : e.physical_block.c_str(), e.rotational.empty() ? "-" : e.rotational.c_str());
 	if (r.plan->opt.direct)
@@ -2218,7 +2697,7 @@ void print_human(std::FILE *out, const Report &r)
 	if (r.memory && o.timing)
 		print_memory(out, *r.memory);
 	std::string content = !is_write(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
-	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), o.file.c_str());
+	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), printable(o.file).c_str());
 	if (r.fill_seconds >= 0) {
 		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
 		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
@@ -2226,7 +2705,7 @@ void print_human(std::FILE *out, const Report &r)
 	}
 	for (auto &w : r.shared->workers)
 		if (w->laid_out)
-			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", w->target->path.c_str(),
+			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", printable(w->target->path).c_str(),
 				     format_bytes(w->target->size).c_str());
 	std::uint64_t bytes = 0, ops = 0;
 	for (auto &w : r.shared->workers) {
@@ -2266,12 +2745,14 @@ void print_human(std::FILE *out, const Report &r)
 }
 
 // JSON strings: quotes, backslashes and control characters escaped; bytes
-// that are not UTF-8 (file names may hold any) become U+FFFD.
+// that are not UTF-8 (file names may hold any) become U+FFFD, so that the
+// document is always valid UTF-8.
 std::string json_string(std::string_view s)
 {
 	std::string out = "\"";
 	for (std::size_t i = 0; i < s.size();) {
 		auto c = static_cast<unsigned char>(s[i]);
+		std::size_t len = utf8_sequence(s, i);
 		if (c == '"' || c == '\\') {
 			out += '\\';
 			out += static_cast<char>(c);
@@ -2281,29 +2762,13 @@ std::string json_string(std::string_view s)
 			out += "\\t";
 		} else if (c < 0x20 || c == 0x7f) {
 			out += format("\\u%04x", c);
-		} else if (c >= 0x80) {
-			std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-			bool ok = len > 0 && i + len <= s.size();
-			for (std::size_t k = 1; ok && k < len; k++)
-				ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-			if (ok && len == 3) {	// no overlong forms, no surrogates
-				auto c1 = static_cast<unsigned char>(s[i + 1]);
-				ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
-			}
-			if (ok && len == 4) {
-				auto c1 = static_cast<unsigned char>(s[i + 1]);
-				ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-			}
-			if (ok) {
-				out.append(s.substr(i, len));
-				i += len;
-				continue;
-			}
+		} else if (len == 0) {
 			out += "\\ufffd";
+			len = 1;
 		} else {
-			out += static_cast<char>(c);
+			out.append(s.substr(i, len));
 		}
-		i++;
+		i += len ? len : 1;
 	}
 	return out + "\"";
 }
@@ -2409,11 +2874,23 @@ void print_json(std::FILE *out, const Report &r)
 	if (r.env)
 		doc += ",\n \"environment\": " + json_environment(r);
 	doc += ",\n \"warnings\": " + json_warnings(r.warnings);
+	if (!r.error.empty())
+		doc += ",\n \"error\": " + json_string(r.error);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.run && r.run->interrupted).c_str());
 	std::fputs(doc.c_str(), out);
 }
 
 // ------------------------------------------------------------ 11. execution
+
+// The first failed write to stdout: by the time main() looks, errno has
+// long moved on, so it is kept where the bytes leave, at each flush.
+int g_output_errno = 0;
+
+void flush_output(std::FILE *out)
+{
+	if (std::fflush(out) == EOF && g_output_errno == 0)
+		g_output_errno = errno;
+}
 
 void emit_warnings(const std::vector<std::string> &warnings)
 {
@@ -2434,7 +2911,10 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, double &fill_seconds)
+// The run's buffers, filled from /dev/urandom for -R writes; a signal
+// during the fill ends it (Waiter::received says which).
+Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter,
+		       double &fill_seconds)
 {
 	for (unsigned i = 0; i < plan.buffers; i++) {
 		buffers.push_back(std::make_unique<Buffer>());
@@ -2444,8 +2924,9 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
-			if (int err = fill_random(b->data(), b->size()))
-				return sys_error(err, "-R: cannot read random data");
+			if (int err = fill_random(b->data(), b->size(), [&] { return waiter.interrupted(); }))
+				return err == EINTR ? Error{waiter.exit_status(), "interrupted while filling the buffer (-R)"}
+						    : sys_error(err, "-R: cannot read random data");
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
 	return {};
@@ -2462,8 +2943,10 @@ void raise_fd_limit()
 	}
 }
 
-// SIGINT/SIGTERM blocked (the calling thread's mask is inherited by every
-// worker) and routed to a signalfd; the gate's eventfd for worker news.
+// The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
+// blocked (the calling thread's mask is inherited by every worker) and
+// routed to a signalfd; the gate's eventfd for worker news.  Each one
+// stops the run, which reports what it has and exits 128 + its number.
 struct SignalScope {
 	sigset_t signals {}, old {};
 	Waiter waiter;
@@ -2471,8 +2954,8 @@ struct SignalScope {
 	SignalScope()
 	{
 		sigemptyset(&signals);
-		sigaddset(&signals, SIGINT);
-		sigaddset(&signals, SIGTERM);
+		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
+			sigaddset(&signals, sig);
 		pthread_sigmask(SIG_BLOCK, &signals, &old);
 		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
 		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
@@ -2481,7 +2964,7 @@ struct SignalScope {
 	// taken here: unblocked, it would kill sdb before stdout is flushed.
 	~SignalScope()
 	{
-		std::fflush(stdout);
+		flush_output(stdout);
 		signalfd_siginfo info;
 		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
 			continue;
@@ -2500,6 +2983,26 @@ struct Execution {
 	Error error;
 };
 
+// What to show when a run ends in an error: results if any I/O was timed.
+bool ran_any(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (w->start_ns)
+			return true;
+	return false;
+}
+
+// A run that never started (a thread could not open its file, a signal
+// came first) leaves none of the files it created behind.
+void remove_created(const Shared &s)
+{
+	for (auto &w : s.workers) {
+		struct stat st {};
+		if (w->created && lstat(w->target->path.c_str(), &st) == 0 && identity_of(st) == *w->created)
+			unlink(w->target->path.c_str());
+	}
+}
+
 void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter, Execution &ex)
 {
 	std::vector<WorkerArgs> args;
@@ -2511,20 +3014,11 @@ void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, co
 	supervise(ex.shared, plan, ex.result, waiter);
 	for (pthread_t th : threads)
 		pthread_join(th, nullptr);
-	if (plan.exclusive_fd >= 0)
-		close(plan.exclusive_fd);
 	for (auto &w : ex.shared.workers)
 		if (!ex.error && w->error)
 			ex.error = w->error;
-}
-
-// What to show when a run ends in an error: results if any I/O was timed.
-bool ran_any(const Shared &s)
-{
-	for (auto &w : s.workers)
-		if (w->start_ns)
-			return true;
-	return false;
+	if (!ran_any(ex.shared))
+		remove_created(ex.shared);
 }
 
 // ------------------------------------------------------- 12. the quick suite
@@ -2563,6 +3057,7 @@ struct QuickFile {
 	std::string path;
 	bool device = false;		// a block device: never created or removed
 	bool created = false;		// sdb made it, so sdb removes it
+	Identity id;			// of the file sdb made
 	bool direct = true;
 	std::uint64_t size = 0;
 	std::string why;		// how the size was chosen
@@ -2619,7 +3114,10 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 		q.why = format("%s: at least 1 GiB, 4 GiB where 16 GiB are free, to outgrow drive caches; %s free",
 			       format_bytes(q.size).c_str(), format_bytes(free_bytes).c_str());
 	}
-	if (vfs.f_blocks > 0 && q.size + q.size / 16 > free_bytes)	// ramfs counts no blocks
+	if (q.size > max_offset)
+		return usage_error("--quick -s %s: larger than the largest possible file offset (8 EiB)",
+				   format_bytes(q.size).c_str());
+	if (vfs.f_blocks > 0 && q.size > free_bytes / 17 * 16)	// room to spare; ramfs counts no blocks
 		return runtime_error("%s: %s free, the %s test file does not fit (use -s)", dir.c_str(),
 				     format_bytes(free_bytes).c_str(), format_bytes(q.size).c_str());
 	return check_quick_size(q);
@@ -2652,20 +3150,17 @@ bool io_uring_works()
 }
 
 // One run of one test: plan, buffers, execute, and the numbers kept.
-Error quick_run(const Options &opt, const Waiter &waiter, const std::string &label, QuickRun &run,
+Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, const std::string &label, QuickRun &run,
 		std::vector<std::string> &warnings, bool &interrupted)
 {
 	Plan plan;
 	double fill = 0;
 	std::vector<std::unique_ptr<Buffer>> buffers;
-	Error error = make_plan(opt, plan);
+	Error error = make_plan(opt, plan, ours);
 	if (!error)
-		error = allocate_buffers(plan, buffers, fill);
-	if (error) {
-		if (plan.exclusive_fd >= 0)
-			close(plan.exclusive_fd);
+		error = allocate_buffers(plan, buffers, waiter, fill);
+	if (error)
 		return error;
-	}
 	plan.label = label;
 	g_stop.store(false);
 	Execution ex;
@@ -2690,24 +3185,33 @@ Error quick_run(const Options &opt, const Waiter &waiter, const std::string &lab
 	return ex.error;
 }
 
-// Can the file take O_DIRECT?  Opening it with the flag tells (the file is
-// ours: it is created here if missing).
+// Create the test file (O_EXCL, marked as sdb's, known by its identity
+// from now on) and find out whether it takes O_DIRECT: opening it with the
+// flag tells.
 Error probe_direct(QuickFile &q, bool keep)
 {
-	int flags = O_WRONLY | O_CLOEXEC | (q.device ? 0 : O_CREAT | O_EXCL);
-	int fd = open(q.path.c_str(), flags | O_DIRECT, 0644);
-	if (fd < 0 && errno == EINVAL) {
-		// Some file systems create the file, then refuse O_DIRECT: it
-		// is ours either way, so no O_EXCL the second time.
-		q.direct = false;
-		q.created = !q.device;
-		fd = open(q.path.c_str(), flags & ~O_EXCL, 0644);
+	if (!q.device) {
+		Fd made(open(q.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+		struct stat st {};
+		if (!made || fstat(made.get(), &st) != 0)
+			return sys_error(errno, "open: %s", q.path.c_str());
+		fsetxattr(made.get(), owner_xattr, "1", 1, 0);
+		q.id = identity_of(st);
+		q.created = true;
+		g_cleanup_path = keep ? nullptr : q.path.c_str();
 	}
-	if (fd < 0)
-		return sys_error(errno, "open: %s", q.path.c_str());
-	close(fd);
-	q.created = !q.device;
-	g_cleanup_path = q.created && !keep ? q.path.c_str() : nullptr;
+	Fd fd(open(q.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_DIRECT));
+	if (!fd && errno == EINVAL) {
+		q.direct = false;
+		return {};
+	}
+	if (!fd) {
+		Error e = sys_error(errno, "open: %s", q.path.c_str());
+		if (q.created)
+			unlink(q.path.c_str());
+		g_cleanup_path = nullptr;
+		return e;
+	}
 	return {};
 }
 
@@ -2747,7 +3251,7 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 	std::string fs = q.device ? "block device" : mounted_fs_type(plan.fs_dev, plan.fs_type);
 	std::string device;
 	queue_dir(plan.fs_dev, device);
-	std::fprintf(out, "sdb %s quick suite: %s (%s, device %s, %s)\n", SDB_VERSION, q.path.c_str(), fs.c_str(),
+	std::fprintf(out, "sdb %s quick suite: %s (%s, device %s, %s)\n", SDB_VERSION, printable(q.path).c_str(), fs.c_str(),
 		     device.empty() ? "-" : device.c_str(),
 		     q.direct ? format("O_DIRECT, alignment %u bytes", plan.dio_align).c_str()
 			      : "buffered: O_DIRECT not supported, caches evicted");
@@ -2755,7 +3259,7 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 	std::fprintf(out, "About %.0f s: %zu tests x %u runs x %g s, after laying out %s\n",
 		     std::size(quick_tests) * quick_repeats * (per_test + 0.2), std::size(quick_tests), quick_repeats, per_test,
 		     format_bytes(q.size).c_str());
-	std::fflush(out);
+	flush_output(out);
 }
 
 void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows)
@@ -2827,8 +3331,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	Plan check;
 	Options layout_opt = quick_options(opt, q, layout, true);
 	Error error = make_plan(layout_opt, check);
-	if (check.exclusive_fd >= 0)
-		close(check.exclusive_fd);
+	check.exclusive.reset();	// each test claims the device itself
 	if (!error)
 		error = probe_direct(q, opt.keep);
 	if (error) {
@@ -2848,7 +3351,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	bool interrupted = false;
 	QuickRun laid;
 	std::vector<std::string> ignored;
-	error = quick_run(layout_opt, scope.waiter, "laying out  ", laid, ignored, interrupted);
+	error = quick_run(layout_opt, q.created ? &q.id : nullptr, scope.waiter, "laying out  ", laid, ignored, interrupted);
 	if (!error && !interrupted && !opt.json)
 		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(), laid.seconds,
 			     format_rate(laid.bytes_per_second).c_str());
@@ -2869,7 +3372,7 @@ int run_quick(const Options &opt, std::FILE *out)
 			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
 			Options run_opt = quick_options(opt, q, test, false);
 			run_opt.run_index = i;	// each repeat its own random order
-			error = quick_run(run_opt, scope.waiter, label, run, warnings, interrupted);
+			error = quick_run(run_opt, q.created ? &q.id : nullptr, scope.waiter, label, run, warnings, interrupted);
 			if (!error && !interrupted)	// a cut-short run would skew the median
 				rows.back().runs.push_back(std::move(run));
 		}
@@ -2888,14 +3391,14 @@ int run_quick(const Options &opt, std::FILE *out)
 	else
 		print_quick_table(out, rows);
 	if (!opt.json && opt.keep && q.created)
-		std::fprintf(out, "Kept %s\n", q.path.c_str());
+		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());
 	if (interrupted && !opt.json)
 		std::fprintf(out, "Interrupted: the rows above are what finished\n");
 	if (error) {
 		print_error(error);
 		return error.status;
 	}
-	return interrupted ? exit_interrupted : exit_ok;
+	return interrupted ? scope.waiter.exit_status() : exit_ok;
 }
 
 // ------------------------------------------------------------ 13. run, main
@@ -2922,13 +3425,14 @@ int run_quick(const Options &opt, std::FILE *out)
 	Report report;
 	Error error = make_plan(opt, plan);
 	std::vector<std::unique_ptr<Buffer>> buffers;
-	if (!error && opt.timing)
+	if (!error && opt.timing) {
 		report.memory = time_memory(plan.block_size);
+		if (report.memory->bytes == 0)
+			error = runtime_error("-T: cannot allocate memory for the timing buffers");
+	}
 	if (!error)
-		error = allocate_buffers(plan, buffers, report.fill_seconds);
+		error = allocate_buffers(plan, buffers, scope.waiter, report.fill_seconds);
 	if (error) {
-		if (plan.exclusive_fd >= 0)
-			close(plan.exclusive_fd);
 		print_error(error);
 		return error.status;
 	}
@@ -2949,20 +3453,48 @@ int run_quick(const Options &opt, std::FILE *out)
 	std::uint64_t bytes = total_done(shared);
 	if (!report.memory && !opt.cached && rate(bytes, wall_seconds(report)) > 1.0 * GiB)
 		report.memory = copy_ceiling(*buffers[0]);	// only when a rate looks suspicious
-	report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
+	if (ran_any(shared))	// no warnings about a run that never happened
+		report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
 	if (!opt.timing)
 		report.memory.reset();
 	emit_warnings(report.warnings);
 	report.warnings.insert(report.warnings.begin(), early.begin(), early.end());
+	report.error = error.msg;
 	if (ran_any(shared) || result.interrupted) {
 		opt.json ? print_json(out, report) : print_human(out, report);
-		std::fflush(out);
+		flush_output(out);
 	}
 	if (error) {
 		print_error(error);
 		return error.status;
 	}
-	return result.interrupted ? exit_interrupted : exit_ok;
+	return result.interrupted ? scope.waiter.exit_status() : exit_ok;
+}
+
+// Parse, then help, version or run(); every byte meant for stdout must
+// have arrived there, or the exit status says it did not.
+[[maybe_unused]] int sdb_main(int argc, char *argv[])
+{
+	Parsed p = parse_args(argc, argv);
+	if (p.error) {
+		print_error(p.error);
+		return p.error.status;
+	}
+	if (!isatty(1))	// the report leaves in one write, whose errno is kept
+		std::setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+	int status = exit_ok;
+	if (p.action == Action::help)
+		std::fputs(usage_text, stdout);
+	else if (p.action == Action::version)
+		std::puts("sdb " SDB_VERSION);
+	else
+		status = run(p.opt, stdout);
+	flush_output(stdout);
+	if (g_output_errno || std::ferror(stdout)) {
+		print_error(sys_error(g_output_errno ? g_output_errno : EIO, "write: standard output"));
+		return exit_runtime;
+	}
+	return status;
 }
 
 } // namespace
@@ -2970,24 +3502,11 @@ int run_quick(const Options &opt, std::FILE *out)
 #ifndef SDB_NO_MAIN
 int main(int argc, char *argv[])
 {
-	Parsed p = parse_args(argc, argv);
-	if (p.error) {
-		print_error(p.error);
-		return p.error.status;
-	}
-	if (p.action == Action::help) {
-		std::fputs(usage_text, stdout);
-		return exit_ok;
-	}
-	if (p.action == Action::version) {
-		std::puts("sdb " SDB_VERSION);
-		return exit_ok;
-	}
-	int status = run(p.opt, stdout);
-	if (std::fflush(stdout) == EOF || std::ferror(stdout)) {
-		print_error(sys_error(errno, "write: standard output"));
+	try {
+		return sdb_main(argc, argv);
+	} catch (const std::bad_alloc &) {	// a message without allocating
+		std::fputs("sdb: out of memory\n", stderr);
 		return exit_runtime;
 	}
-	return status;
 }
 #endif

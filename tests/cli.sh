@@ -22,6 +22,7 @@ ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 skipped() { skip=$((skip + 1)); echo "skip $1 ($2)"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi; }
+contains() { if [[ $2 == *"$3"* ]]; then ok "$1"; else bad "$1" "'$3' not in '$2'"; fi; }
 
 # run ARGS...: sets $rc, $out, $err
 run() {
@@ -262,6 +263,95 @@ rm -f small empty
 check "usage errors leave no file behind" "" "$(ls)"
 cd .. && rmdir bad
 
+# ------------------------------------------------------------ safe targets
+# sdb overwrites only what it wrote (issue 11): each case checks the
+# precious file's checksum, not just the exit code.
+mkdir -p safe && cd safe || exit 1
+head -c 100000 /dev/urandom >precious
+sum=$(md5sum <precious)
+run -w -f precious -s 64k
+check "existing file not made by sdb: usage error" 2 "$rc"
+contains "existing file not made by sdb: says how" "$err" "precious exists and sdb did not create it: add --force"
+check "existing file not made by sdb: untouched" "$sum" "$(md5sum <precious)"
+run -w -f mine -s 64k
+run -w -f mine -s 128k
+check "a file sdb made is rewritten without --force" "0 131072" "$rc $(size_of mine)"
+: >empty
+run -w -f empty -s 64k
+check "an empty file is written without --force" "0 65536" "$rc $(size_of empty)"
+ln mine other
+run -w -f mine -s 64k
+check "a file with two links: usage error" 2 "$rc"
+contains "a file with two links: says so" "$err" "has 2 links"
+rm -f other mine empty
+cp precious copy
+run -w -f copy -s 64k --force
+check "--force overwrites a file sdb did not make" "0 ff" "$rc $(od -An -tx1 -N1 -j 70000 copy | tr -d ' ' | sed 's/^..$/ff/')"
+rm -f copy
+ln -s precious link
+run -w -f link -s 4k
+check "a symlink as target: usage error" 2 "$rc"
+contains "a symlink as target: says so" "$err" "link is a symbolic link"
+check "a symlink as target: what it points to is untouched" "$sum" "$(md5sum <precious)"
+# Another user's planted link in a sticky world-writable directory is never
+# followed, even with --force (the attack of issue 11, case 1).
+mkdir -m 1777 pub
+ln -s ../precious pub/bench.0
+ln -s ../nothing-here pub/dangling
+for force in "" --force; do
+	run -w -f pub/bench -j 2 -s 4k $force
+	check "planted link in a sticky directory ${force:-without --force}: refused" true "$([ "$rc" != 0 ] && echo true)"
+	check "planted link in a sticky directory ${force:-without --force}: target untouched" "$sum" "$(md5sum <precious)"
+	check "planted link ${force:-without --force}: no pub/bench.1 left behind" missing "$(size_of pub/bench.1)"
+done
+contains "planted link with --force: says why" "$err" "sticky world-writable directory: refusing to follow it, even with --force"
+run -w -f pub/dangling -s 4k --force
+check "dangling link: refused, nothing created where it points" "1 missing" "$rc $(size_of nothing-here)"
+rm -rf pub link
+mkfifo fifo
+run -r -f fifo -s 4k
+check "a FIFO: refused at once, not opened and waited on" 1 "$rc"
+contains "a FIFO: says what it is" "$err" "not a regular file or a device (a FIFO)"
+rm -f fifo
+run -w -f /dev/sdb-cli-typo-$$ -s 1m --force
+check "a missing path under /dev: an error, not a new file" "1 missing" "$rc $(size_of /dev/sdb-cli-typo-$$)"
+contains "a missing path under /dev: says so" "$err" "no such device, and sdb creates no files in /dev"
+check "safe targets: nothing left but the precious file" "precious" "$(ls)"
+cd .. && rm -rf safe
+
+# Sizes whose derived quantities overflow are usage errors, not crashes or
+# process memory written to the file (issue 11, case 3).
+max=18446744073709551615
+bad_input 2 "larger than the largest possible file offset" -r -f /dev/zero -b $max -s $max -q 2
+bad_input 2 "larger than the largest possible file offset" -w -f huge -b $max -s $max -R
+bad_input 2 "larger than the largest possible file offset" -w -f huge -b $max -s $max -q 2
+bad_input 2 "need 8192.00 PiB of memory"   -w -f huge -b 9223372036854775807 -s 9223372036854775807 -q 2
+check "absurd sizes: no file made" missing "$(size_of huge)"
+run --quick -f . -s 17361641481138401521
+check "--quick with an absurd -s: refused before any file is made" "2 " "$rc $(ls sdb-quick.* 2>/dev/null)"
+
+# A run that cannot start leaves none of the files it made, and warns about
+# nothing it did not run (issue 11, case 8).
+out=$( (ulimit -n 20; "$sdb" -w -f nofd -j 64 -s 4k) 2>"$work/.err"); rc=$?; err=$(cat "$work/.err")
+check "failed start (open files): exit 1" 1 "$rc"
+check "failed start: no FILE.N left" 0 "$(ls nofd.* 2>/dev/null | wc -l)"
+check "failed start: one line, no warnings" 1 "$(grep -c . <<<"$err")"
+out=$( (ulimit -v 400000; "$sdb" -r -f /dev/zero -s 4k -b 4k -j 4096) 2>&1); rc=$?
+check "-j 4096 under ulimit -v: exit 1 with one sdb: line" "1 1" "$rc $(grep -c '^sdb: ' <<<"$out")"
+
+# Errors reach the user with their real cause.
+out=$("$sdb" -w -f /dev/null -s 1m 2>&1 >/dev/full); rc=$?
+check "stdout on /dev/full: exit 1, the real errno" "1 sdb: write: standard output: No space left on device" "$rc $out"
+for opt in --help --version; do
+	"$sdb" $opt >/dev/full 2>/dev/null
+	check "$opt to a full stdout: exit 1" 1 "$?"
+done
+esc=$'esc\033[2Jname'
+run -w -f "$esc" -s 4k
+contains "human report escapes control bytes in names" "$out" 'esc\x1b[2Jname'
+check "human report prints no raw escape" 0 "$(grep -c $'\033' <<<"$out")"
+rm -f "$esc"
+
 # A file name that needs escaping comes back intact from the JSON.
 name=$'we"ird\\name\nx'
 run -w -f "$name" -s 64k --json
@@ -270,7 +360,7 @@ rm -f "$name"
 
 # Edge cases found in review.
 : >dev.0; ln -s /dev/null dev.1
-run -w -f dev -j 2 -s 1m
+run -w -f dev -j 2 -s 1m --force	# --force: FILE.1 is a symlink, to a device
 check "-j 2 where FILE.1 is a device: refused" 1 "$rc"
 case $err in *"dev.1 is a device"*) ok "-j 2 where FILE.1 is a device: says so" ;; *) bad "-j 2 where FILE.1 is a device: says so" "$err" ;; esac
 check "-j 2 where FILE.1 is a device: FILE.0 untouched" 0 "$(size_of dev.0)"
@@ -365,7 +455,7 @@ pid=$!
 sleep 1
 kill -TERM $pid
 wait $pid; rc=$?
-check "SIGTERM: exit 130 with results" "130 true" "$rc $(jq .interrupted sig.json 2>&1)"
+check "SIGTERM: exit 143 (128 + 15) with results" "143 true" "$rc $(jq .interrupted sig.json 2>&1)"
 rm -f sig.json
 
 # ------------------------------------------------------------ root only
@@ -397,9 +487,8 @@ else
 		skipped "--quick without O_DIRECT" "ramfs mount failed"
 	fi
 
-	truncate -s 64m disk.img
+	"$sdb" -w -f disk.img -s 64m -R >/dev/null 2>&1	# random content to checksum
 	if loop=$(losetup -f --show disk.img 2>/dev/null); then
-		"$sdb" -w -f disk.img -s 64m -R >/dev/null 2>&1	# random content to checksum
 		before=$(md5sum <"$loop")
 		run -w -f "$loop" -s 1m
 		check "block device without --force: exit 2" 2 "$rc"
