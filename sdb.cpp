@@ -1286,6 +1286,7 @@ struct alignas(64) Worker {
 	bool eof = false;		// a read reached end of file before SIZE
 	bool laid_out = false;		// random writes: the file was written first
 	double resident = 0;		// fraction of the file still cached after eviction
+	double cached_before = -1;	// --cached reads of a file: fraction cached at the start
 	Histogram latency;
 	Error error;
 };
@@ -1407,6 +1408,13 @@ double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 	return static_cast<double>(in_core) / static_cast<double>(pages);
 }
 
+// Fraction of the file's part of this thread's region in the page cache.
+double region_cached(const Worker &w)
+{
+	const Target &t = *w.target;
+	return t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
+}
+
 // A read not meant to measure the cache starts with the target's pages
 // evicted; dirty pages must be written first or they cannot be dropped.
 void evict(Worker &w)
@@ -1417,7 +1425,7 @@ void evict(Worker &w)
 	fdatasync(w.fd);
 	posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
 	if (t.kind == Kind::file)
-		w.resident = t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
+		w.resident = region_cached(w);
 }
 
 Error prepare(Worker &w)
@@ -1438,6 +1446,9 @@ Error prepare(Worker &w)
 			return e;
 	if (!is_write(o) && !o.direct && !o.cached)
 		evict(w);
+	// --cached means to measure the cache: say how much of it was there.
+	if (!is_write(o) && o.cached && w.target->kind == Kind::file)
+		w.cached_before = region_cached(w);
 	return {};
 }
 
@@ -2170,6 +2181,9 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 			w.push_back(format("%s: end of file after %s, before the %s asked for: %" PRIu64 " bytes read",
 					   wk->target->path.c_str(), format_bytes(wk->bytes).c_str(),
 					   format_bytes(wk->target->size).c_str(), wk->bytes));
+		if (wk->cached_before >= 0 && wk->cached_before < 0.9)
+			w.push_back(format("%s: %.0f%% was in the page cache before this --cached run: the rest came from the device",
+					   wk->target->path.c_str(), wk->cached_before * 100));
 		if (wk->resident > 0.02 && !on_memory_fs(plan))
 			w.push_back(format("%s: %.0f%% of the file stayed in the page cache after eviction: reads may come from memory",
 					   wk->target->path.c_str(), wk->resident * 100));
@@ -2381,6 +2395,10 @@ void print_human(std::FILE *out, const Report &r)
 			     r.fill_seconds, format_rate(rate(filled, r.fill_seconds)).c_str());
 	}
 	for (auto &w : r.shared->workers)
+		if (w->cached_before >= 0)
+			std::fprintf(out, "Cached before the run: %.0f%% of %s%s\n", w->cached_before * 100,
+				     w->target->path.c_str(), o.threads > 1 ? format(" (thread %u)", w->id).c_str() : "");
+	for (auto &w : r.shared->workers)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", w->target->path.c_str(),
 				     format_bytes(w->target->size).c_str());
@@ -2497,12 +2515,14 @@ std::string json_latency(const Histogram &h)
 std::string json_thread(const Worker &w)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
+	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s}",
+		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, "
+		      "\"cached_before\": %s}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
-		      json_latency(w.latency).c_str());
+		      json_latency(w.latency).c_str(), cached_before.c_str());
 }
 
 std::string json_memory(const MemoryRates &m)
