@@ -2117,19 +2117,13 @@ std::string zram_read_warning(const Plan &plan, const std::string &disk)
 		      std::min(100.0, 100.0 * z->same / std::max<std::uint64_t>(covered, 1)), format_bytes(covered).c_str());
 }
 
-// Targets with no disk behind them: /dev/null, /dev/zero and /dev/full, and
-// memory block devices, the target itself or under its file's file system.
+// Memory block devices: the target itself, or under its file's file system.
 void memory_target_warnings(const Plan &plan, std::vector<std::string> &w)
 {
 	const Options &o = plan.opt;
 	const Target &t = plan.targets[0];
-	struct stat st {};
-	if (t.kind == Kind::chr) {
-		if (stat(t.path.c_str(), &st) == 0 && harmless_char_device(st.st_rdev))
-			w.push_back(format("%s has no device behind it: this measures the %s system call, not a device",
-					   t.path.c_str(), is_write(o) ? "write" : "read"));
+	if (t.kind == Kind::chr)
 		return;
-	}
 	std::string disk = disk_name(plan.fs_dev);
 	std::string backing = memory_backing(disk);
 	if (backing.empty())
@@ -2172,6 +2166,10 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	if (on_memory_fs(plan))
 		w.push_back(format("%s is on %s: this measures memory, not a disk", t0.path.c_str(),
 				   fs_name(plan.fs_type).c_str()));
+	struct stat st {};
+	if (t0.kind == Kind::chr && total_done(s) > 0 && stat(t0.path.c_str(), &st) == 0 && harmless_char_device(st.st_rdev))
+		w.push_back(format("%s has no device behind it: this measures the %s system call, not a device",
+				   t0.path.c_str(), is_write(o) ? "write" : "read"));
 	if (is_write(o) && !o.random_buffer && t0.kind != Kind::chr)
 		w.push_back("the buffer is all zeros: compressing or deduplicating storage will look faster; use -R");
 	if (!is_write(o) && !o.direct && !o.cached && on_memory_fs(plan))
