@@ -2112,8 +2112,8 @@ std::string zram_read_warning(const Plan &plan, const std::string &disk)
 		covered += x.existing > x.base ? std::min(x.size, x.existing - x.base) : 0;
 	if (z->same * 10 <= covered)
 		return "";
-	return format("%s holds %s of same-filled pages (zeros), as much as %.0f%% of the %s read: zram returns them "
-		      "without reading stored data", disk.c_str(), format_bytes(z->same).c_str(),
+	return format("%s holds %s of same-filled pages (zeros), in this file or another: up to %.0f%% of the %s read "
+		      "may return without reading stored data", disk.c_str(), format_bytes(z->same).c_str(),
 		      std::min(100.0, 100.0 * z->same / std::max<std::uint64_t>(covered, 1)), format_bytes(covered).c_str());
 }
 
