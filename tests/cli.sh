@@ -205,6 +205,72 @@ else
 fi
 rm -f evict
 
+# ------------------------------------------------------------ memory, not a device
+# The ceiling copies four times the last-level cache: a copy the cache
+# holds would measure the cache.
+llc=$(for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ "$(cat "$d/type" 2>/dev/null)" = Instruction ] || echo "$(cat "$d/level" 2>/dev/null) $(cat "$d/size" 2>/dev/null)"
+done | sort -n | tail -n 1 | sed -n 's/^[0-9]* \([0-9]*\)K$/\1/p')
+avail=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+if [ -n "$llc" ] && [ "$avail" -gt $((llc * 64)) ]; then
+	run -T --json
+	check "-T copies at least four times the last-level cache ($llc KiB)" true \
+		"$(jq --argjson llc "$llc" '.memory.bytes >= 4 * $llc * 1024' <<<"$out")"
+else
+	skipped "-T copy size" "last-level cache unknown or little memory"
+fi
+run -w -f /dev/null -b 64m -s 64m --json
+check "/dev/null write: warns that it measures the system call" 1 \
+	"$(jq '.warnings | map(select(test("/dev/null has no device behind it: this measures the write system call"))) | length' <<<"$out")"
+run -r -f /dev/zero -s 1m --json
+check "/dev/zero read: warns that it measures the system call" 1 "$(jq '.warnings | map(select(test("system call"))) | length' <<<"$out")"
+
+# --cached says how much was cached: a file dropped from the page cache
+# (dd's nocache) is cold; after one read it is warm.
+"$sdb" -w -f warm -s 16m -R >/dev/null 2>&1
+dd if=warm iflag=nocache count=0 status=none
+fs=$(stat -f -c %T .)
+if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+	skipped "--cached on a cold file" "$fs cannot evict"
+else
+	run -r -f warm --cached --json
+	check "--cached on a cold file: cached_before is low" true "$(jq '.threads[0].cached_before | . != null and . < 0.1' <<<"$out")"
+	"$sdb" -r -f warm --cached >/dev/null 2>&1	# warm
+	check "--cached on a cold file: warns" 1 "$(jq '.warnings | map(select(test("in the page cache before this --cached run"))) | length' <<<"$out")"
+fi
+run -r -f warm --cached --json
+check "--cached on a warm file: cached_before about 1, no warning" "true 0" \
+	"$(jq -r '"\(.threads[0].cached_before >= 0.9) \(.warnings | map(select(test("before this --cached run"))) | length)"' <<<"$out")"
+run -r -f warm --cached
+case $out in *"Cached before the run: 100% of warm"*) ok "--cached: the report says how much was cached" ;;
+	*) bad "--cached: the report says how much was cached" "$out" ;; esac
+run -r -f warm --json
+check "without --cached: cached_before is null" null "$(jq .threads[0].cached_before <<<"$out")"
+rm -f warm
+
+# zram: a memory device, whose file system (devtmpfs for /dev/zram0) says
+# nothing; pages of zeros are stored as nothing.
+if [ "$(id -u)" = 0 ] && [ -w /sys/block/zram0/reset ]; then
+	echo 1 >/sys/block/zram0/reset && echo 512M >/sys/block/zram0/disksize
+	run -r -f /dev/zram0 -s 64m --json
+	check "zram read of zeros: memory-backed and same-filled warnings" "1 1" \
+		"$(jq -r '[(.warnings | map(select(test("zram0 is zram0 .*memory-backed block device"))) | length), (.warnings | map(select(test("same-filled"))) | length)] | join(" ")' <<<"$out")"
+	run -r -f /dev/zram0 -s 64m -D -T --json
+	rate=$(jq .total.bytes_per_second <<<"$out") mem=$(jq .memory.memcpy <<<"$out")
+	check "zram: a rate above the memory ceiling is flagged" \
+		"$(echo "$rate > $mem" | bc -l)" "$(jq '.warnings | map(select(test("faster than this machine copies memory"))) | length' <<<"$out")"
+	run -w -f /dev/zram0 -s 64m --force --json
+	check "zram zero-buffer write: warns that zeros are meaningless" 1 "$(jq '.warnings | map(select(test("zram0 stores pages of zeros"))) | length' <<<"$out")"
+	run -w -f /dev/zram0 -s 512m -R --force --json
+	check "zram -R write: no zeros warning, still memory-backed" "0 1" \
+		"$(jq -r '[(.warnings | map(select(test("zeros"))) | length), (.warnings | map(select(test("memory-backed"))) | length)] | join(" ")' <<<"$out")"
+	run -r -f /dev/zram0 -s 64m --json
+	check "zram read after a -R write: no same-filled warning" 0 "$(jq '.warnings | map(select(test("same-filled"))) | length' <<<"$out")"
+	echo 1 >/sys/block/zram0/reset
+else
+	skipped "zram" "needs root and /dev/zram0"
+fi
+
 # ------------------------------------------------------------ bad input
 # Every one exits with the documented code, prints exactly one line that
 # starts with "sdb: " and names the culprit, and leaves no file behind.
@@ -340,7 +406,7 @@ out=$( (ulimit -v 400000; "$sdb" -r -f /dev/zero -s 4k -b 4k -j 4096) 2>&1); rc=
 check "-j 4096 under ulimit -v: exit 1 with one sdb: line" "1 1" "$rc $(grep -c '^sdb: ' <<<"$out")"
 
 # Errors reach the user with their real cause.
-out=$("$sdb" -w -f /dev/null -s 1m 2>&1 >/dev/full); rc=$?
+"$sdb" -w -f /dev/null -s 1m >/dev/full 2>"$work/.err"; rc=$?; out=$(tail -n 1 "$work/.err")
 check "stdout on /dev/full: exit 1, the real errno" "1 sdb: write: standard output: No space left on device" "$rc $out"
 for opt in --help --version; do
 	"$sdb" $opt >/dev/full 2>/dev/null

@@ -438,3 +438,86 @@ TEST_CASE("make_plan: defaults and sizes without touching the disk")
 	CHECK(e.status == exit_usage);
 	CHECK(e.msg.find("-s SIZE is required") != std::string::npos);
 }
+
+// A sysfs fixture tree in a temporary directory, SDB_SYSFS pointing at it
+// for as long as the object lives.
+struct SysfsFixture {
+	std::string root;
+	SysfsFixture()
+	{
+		char tmpl[] = "/tmp/sdb-sysfs.XXXXXX";
+		root = mkdtemp(tmpl) ? tmpl : "";
+		setenv("SDB_SYSFS", root.c_str(), 1);
+	}
+	~SysfsFixture()
+	{
+		unsetenv("SDB_SYSFS");
+		std::string cmd = "rm -rf '" + root + "'";
+		CHECK(std::system(cmd.c_str()) == 0);
+	}
+	void write(const std::string &path, const std::string &text) const
+	{
+		for (std::size_t at = 1; (at = path.find('/', at)) != std::string::npos; at++)
+			mkdir((root + path.substr(0, at)).c_str(), 0755);
+		std::ofstream(root + path) << text << "\n";
+	}
+	void cache(unsigned index, const char *level, const char *size, const char *type) const
+	{
+		std::string dir = format("/devices/system/cpu/cpu0/cache/index%u/", index);
+		write(dir + "level", level);
+		write(dir + "size", size);
+		write(dir + "type", type);
+	}
+};
+
+TEST_CASE("last_level_cache: the highest data or unified level, from SDB_SYSFS")
+{
+	SysfsFixture fx;
+	REQUIRE_FALSE(fx.root.empty());
+	CHECK(last_level_cache() == 0);	// sysfs says nothing
+	fx.cache(0, "1", "48K", "Data");
+	fx.cache(1, "1", "32K", "Instruction");
+	CHECK(last_level_cache() == 48 * KiB);
+	fx.cache(2, "2", "1024K", "Unified");
+	fx.cache(3, "3", "32768K", "Unified");
+	CHECK(last_level_cache() == 32 * MiB);
+	fx.cache(4, "4", "256M", "Instruction");	// never an instruction cache
+	CHECK(last_level_cache() == 32 * MiB);
+	fx.cache(5, "3", "64M", "Unified");	// two at the top level: the larger
+	CHECK(last_level_cache() == 64 * MiB);
+}
+
+TEST_CASE("copy_size: four times the last-level cache, 64 MiB at least, within the memory budget")
+{
+	CHECK(copy_size(32 * MiB, 16 * GiB, 0) == 128 * MiB);
+	CHECK(copy_size(0, 16 * GiB, 0) == 64 * MiB);		// no cache known
+	CHECK(copy_size(2 * MiB, 16 * GiB, 0) == 64 * MiB);
+	CHECK(copy_size(32 * MiB, 16 * GiB, GiB) == GiB);	// -T -b 1g: the block size
+	CHECK(copy_size(256 * MiB, 4 * GiB, 0) == 512 * MiB);	// two buffers: a quarter of 4 GiB
+	CHECK(copy_size(32 * MiB, 64 * MiB, 0) == 8 * MiB);
+	CHECK(copy_size(32 * MiB, 0, 0) == MiB);
+}
+
+// The point of copy_size(): a copy the cache holds runs faster than the
+// ceiling's copy.  Rates measured alternately, best of three each: a ratio
+// on this machine, not a wall-clock time.
+TEST_CASE("copy-ceiling test shows the ceiling below the cache-sized copy on this machine")
+{
+	std::uint64_t llc = last_level_cache();
+	if (llc == 0) {
+		MESSAGE("skipped: sysfs does not give the last-level cache size");
+		return;
+	}
+	std::uint64_t big = copy_size(llc, available_memory(), 0), small = llc / 2;
+	Buffer a, b;
+	REQUIRE(a.allocate(2 * big + 64));
+	REQUIRE(b.allocate(2 * small + 64));
+	double best_big = 0, best_small = 0;
+	for (int i = 0; i < 3; i++) {
+		best_small = std::max(best_small, time_memory_ops(b.data(), b.data() + small, small, 0.05, true).memcpy_bps);
+		best_big = std::max(best_big, time_memory_ops(a.data(), a.data() + big, big, 0.05, true).memcpy_bps);
+	}
+	MESSAGE(format("memcpy of %s: %s; of %s (the ceiling's size): %s", format_bytes(small).c_str(),
+		       format_rate(best_small).c_str(), format_bytes(big).c_str(), format_rate(best_big).c_str()));
+	CHECK(best_big < best_small);
+}
