@@ -2259,19 +2259,26 @@ struct Waiter {
 	int wake_fd = -1;
 	mutable int received = 0;	// the first signal that came, 0 while none did
 
-	// Wait up to ms for a signal or a poke.  A second signal ends sdb at once.
+	// Wait up to ms for a signal or a poke.  A second signal ends sdb at
+	// once.  A pipe on stdout whose reader has gone (POLLERR on its write
+	// end) counts as SIGPIPE now, not when the report is finally written.
 	void wait(int ms, bool &interrupted) const
 	{
-		pollfd fds[2] = {{signal_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-		if (poll(fds, 2, ms) <= 0)
+		pollfd fds[3] = {{signal_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}, {interrupted ? -1 : 1, 0, 0}};
+		if (poll(fds, 3, ms) <= 0)
 			return;
 		std::uint64_t count;
 		if (fds[1].revents & POLLIN) {
 			ssize_t ignored = read(wake_fd, &count, sizeof count);
 			(void)ignored;
 		}
-		if (fds[0].revents & POLLIN)
+		if (fds[0].revents & POLLIN) {
 			take_signal(interrupted);
+		} else if (fds[2].revents & POLLERR) {
+			received = SIGPIPE;
+			interrupted = true;
+			g_stop.store(true);
+		}
 	}
 
 	// Outside a run (the -R fill, -T): has a signal come?  Never waits.
@@ -2284,6 +2291,13 @@ struct Waiter {
 
 	// 128 + the signal's number, as a shell reports a process it ended.
 	int exit_status() const { return 128 + received; }
+
+	// The error that ends a run a signal stopped before it began.
+	Error interruption(const char *when) const
+	{
+		const char *name = sigabbrev_np(received);
+		return Error{exit_status(), format("interrupted by SIG%s %s", name ? name : "?", when)};
+	}
 
 private:
 	void take_signal(bool &interrupted) const
@@ -2388,8 +2402,10 @@ struct MemoryRates {
 // each repeated for at least min_seconds; with copy_only just memcpy.
 // dst needs 64 bytes beyond bytes (memmove shifts by a cache line).  The
 // fastest pass counts: it is a ceiling, and right after a run the mean of
-// the passes ranged 13-18 GiB/s where the fastest was 19 every time.
-MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, bool copy_only)
+// the passes ranged 13-18 GiB/s where the fastest was 19 every time.  A
+// signal (through waiter) ends the timing early.
+MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, bool copy_only,
+			    const Waiter *waiter = nullptr)
 {
 	MemoryRates m;
 	m.bytes = bytes;
@@ -2397,6 +2413,8 @@ MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double mi
 		double best = 0;
 		std::int64_t start = now_ns(), now = start;
 		while (now - start < min_seconds * 1e9 || best == 0) {
+			if (waiter && waiter->interrupted())	// a signal: stop at once, not after every operation
+				return best;
 			std::int64_t before = now;
 			op();
 			now = now_ns();
@@ -2447,13 +2465,13 @@ std::uint64_t copy_size(std::uint64_t llc, std::uint64_t available, std::uint64_
 
 // -T: the memory ceiling over copy_size() (the block size if larger), each
 // operation for at least 0.2 s.
-MemoryRates time_memory(std::uint64_t block_size)
+MemoryRates time_memory(std::uint64_t block_size, const Waiter *waiter = nullptr)
 {
 	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), block_size);
 	Buffer a, b;
 	if (!a.allocate(bytes) || !b.allocate(bytes + 64))
 		return {};
-	return time_memory_ops(a.data(), b.data(), bytes, 0.2, false);
+	return time_memory_ops(a.data(), b.data(), bytes, 0.2, false, waiter);
 }
 
 // The cheap ceiling behind the "faster than memory" warning: memcpy of
@@ -3099,10 +3117,12 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
 			if (int err = fill_random(b->data(), b->size(), [&] { return waiter.interrupted(); }))
-				return err == EINTR ? Error{waiter.exit_status(), "interrupted while filling the buffer (-R)"}
+				return err == EINTR ? waiter.interruption("while filling the buffer (-R)")
 						    : sys_error(err, "-R: cannot read random data");
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
+	if (waiter.interrupted())	// while the buffers were faulted in
+		return waiter.interruption("before the run started");
 	return {};
 }
 
@@ -3612,9 +3632,11 @@ int run_quick(const Options &opt, std::FILE *out)
 	Error error = make_plan(opt, plan);
 	std::vector<std::unique_ptr<Buffer>> buffers;
 	if (!error && opt.timing) {
-		report.memory = time_memory(plan.block_size);
+		report.memory = time_memory(plan.block_size, &scope.waiter);
 		if (report.memory->bytes == 0)
 			error = runtime_error("-T: cannot allocate memory for the timing buffers");
+		else if (scope.waiter.received)
+			error = scope.waiter.interruption("while timing memory (-T)");
 	}
 	if (!error)
 		error = allocate_buffers(plan, buffers, scope.waiter, report.fill_seconds);
@@ -3676,7 +3698,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	else
 		status = run(p.opt, stdout);
 	flush_output(stdout);
-	if (g_output_errno || std::ferror(stdout)) {
+	if ((g_output_errno || std::ferror(stdout)) && status < 128) {	// not when a signal (SIGPIPE) ended it
 		print_error(sys_error(g_output_errno ? g_output_errno : EIO, "write: standard output"));
 		return exit_runtime;
 	}

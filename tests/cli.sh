@@ -524,6 +524,29 @@ wait $pid; rc=$?
 check "SIGTERM: exit 143 (128 + 15) with results" "143 true" "$rc $(jq .interrupted sig.json 2>&1)"
 rm -f sig.json
 
+# Every signal that ends sdb ends it cleanly: exit 128 + n and the quick
+# suite's test file removed (issue 11, case 7); the -R fill stops at once.
+mkdir -p sigq
+for sig in HUP QUIT USR1 ALRM; do
+	"$sdb" --quick -f sigq -t 1 -s 32m >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid; rc=$?
+	check "--quick ended by SIG$sig: exit 128 + n, test file removed" "$((128 + $(kill -l $sig))) " "$rc $(ls sigq)"
+done
+"$sdb" --quick -f sigq -t 1 -s 32m 2>/dev/null | true
+check "--quick into a closed pipe: exit 141 (SIGPIPE), test file removed" "141 " "${PIPESTATUS[0]} $(ls sigq)"
+rmdir sigq
+"$sdb" -w -f fillint -b 4g -s 4g -R >/dev/null 2>"$work/.err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT during the -R fill: exit 130 before any file is made" "130 missing" "$rc $(size_of fillint)"
+contains "SIGINT during the -R fill: stopped the fill itself" "$(cat "$work/.err")" "interrupted by SIGINT while filling the buffer"
+rm -f fillint
+
 # ------------------------------------------------------------ root only
 if [ "$(id -u)" != 0 ]; then
 	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
@@ -538,6 +561,12 @@ else
 		case $err in *"$mnt/full"*"No space left on device"*) ok "tmpfs full: names file and ENOSPC" ;;
 			*) bad "tmpfs full: names file and ENOSPC" "$err" ;; esac
 		case $out in *"Thread  0"*) ok "tmpfs full: partial results printed" ;; *) bad "tmpfs full: partial results printed" "$out" ;; esac
+		rm -f "$mnt/full"*
+		run -w -f "$mnt/full" -s 8m -b 1m -j 4 -R --json
+		check "tmpfs full, -j 4 --json: the error is in the JSON" true "$(jq '.error | test("No space left on device")' <<<"$out")"
+		failed_at=$(sed -n 's/.*sdb: write: \(.*\) at offset \([0-9]*\): No space.*/\1 \2/p' <<<"$err")
+		check "tmpfs full: the offset named is where the write failed (the file's size)" \
+			"$(size_of "${failed_at% *}")" "${failed_at#* }"
 		umount "$mnt"
 	else
 		skipped "tmpfs full" "mount failed"
@@ -588,6 +617,63 @@ else
 		done
 	fi
 	rm -f disk.img
+
+	# Targets that are in use are refused even with --force, and stay
+	# byte for byte what they were (issue 11, cases 2 and 4).
+	"$sdb" -w -f image -s 32m -R >/dev/null 2>&1
+	if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F image && loop=$(losetup -f --show image) && mount "$loop" "$mnt"; then
+		before=$(md5sum <image)
+		run -w -f image -s 4m --force
+		check "image behind a mounted loop device + --force: refused" 1 "$rc"
+		contains "image behind a mounted loop device: names the loop and the mount" "$err" "backs the loop device $loop, which is mounted on $mnt"
+		check "image behind a mounted loop device: untouched" "$before" "$(md5sum <image)"
+		if loop2=$(losetup -f --show "$loop"); then
+			run -w -f "$loop2" -s 4m --force
+			check "loop device over a mounted loop device + --force: refused" 1 "$rc"
+			check "loop device over a mounted loop device: untouched" "$before" "$(md5sum <image)"
+			losetup -d "$loop2"
+		fi
+		umount "$mnt"; losetup -d "$loop"; loop=
+	else
+		skipped "image behind a mounted loop device" "mkfs.ext4, losetup or mount failed"
+	fi
+	rm -f image
+	"$sdb" -w -f swapfile -s 16m -R >/dev/null 2>&1
+	chmod 600 swapfile
+	if mkswap swapfile >/dev/null 2>&1 && swapon swapfile 2>/dev/null; then
+		run -w -f swapfile -s 4m --force
+		swapoff swapfile
+		check "active swap file + --force: refused" 1 "$rc"
+		contains "active swap file: says so" "$err" "active swap area"
+	else
+		skipped "active swap file" "swapon failed"
+	fi
+	rm -f swapfile
+	if command -v chattr >/dev/null && : >immut.1 && chattr +i immut.1 2>/dev/null; then
+		run -w -f immut -j 2 -s 1m
+		chattr -i immut.1
+		check "failed start (immutable FILE.1): exit 1, FILE.0 removed" "1 missing" "$rc $(size_of immut.0)"
+		check "failed start: no warning about a run that never ran" 0 "$(grep -c warning <<<"$err")"
+	else
+		skipped "failed start with an immutable FILE.1" "chattr +i failed"
+	fi
+	rm -f immut.*
+	# The memory check honours the memory cgroup's limit (issue 11, case 6).
+	cg=
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)/sdb-cli-$$ limit=memory.max
+	elif [ -d /sys/fs/cgroup/memory ]; then
+		cg=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}memory\(,[^:]*\)\{0,1\}://p' /proc/self/cgroup)/sdb-cli-$$ limit=memory.limit_in_bytes
+	fi
+	if [ -n "$cg" ] && mkdir "${cg% *}" 2>/dev/null && echo 512M >"${cg% *}/${limit#*=}"; then
+		dir=${cg% *}
+		out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -w -f /dev/null -b 1g -s 1g' sh "$dir" "$sdb" 2>&1); rc=$?
+		rmdir "$dir"
+		check "1 GiB buffer in a 512 MiB memory cgroup: usage error, not an OOM kill" 2 "$rc"
+		contains "memory cgroup: names what is available" "$out" "need 1.00 GiB of memory, but only 5"
+	else
+		skipped "memory cgroup limit" "cannot make a memory cgroup here"
+	fi
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
