@@ -519,6 +519,8 @@ struct Plan {
 	std::string dio_align_source;
 	std::uint32_t fs_type = 0;	// statfs f_type of the target's file system
 	dev_t fs_dev = 0;		// device of that file system, or the block device
+	std::string backing_device;	// fuseblk: the block device flushed (BLKFLSBUF) before reads
+	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
 	int exclusive_fd = -1;		// O_EXCL hold on a block device during writes
 	std::string label;		// the quick suite's test name, for the progress line
 };
@@ -580,6 +582,56 @@ std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
 		return line.substr(dash + 3, end == std::string::npos ? end : end - dash - 3);
 	}
 	return fs_name(magic);
+}
+
+bool fuse_fs(std::uint32_t type) { return type == 0x65735546; }
+
+// "" when nothing says that O_DIRECT on path is honoured as such; else why
+// not.  A file system that cannot do direct I/O on a file (ext4 data=journal,
+// some btrfs files) quietly does buffered I/O instead, and says so only in
+// statx: STATX_DIOALIGN answered with an offset alignment of 0.
+std::string direct_io_doubt(const std::string &path)
+{
+#ifdef STATX_DIOALIGN
+	struct statx stx {};
+	if (statx(AT_FDCWD, path.c_str(), 0, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN) &&
+	    stx.stx_dio_offset_align == 0)
+		return "statx reports no direct I/O for this file";
+#else
+	(void)path;
+#endif
+	return "";
+}
+
+// Drop a block device's own cache (BLKFLSBUF, root only): 0 or errno.
+int flush_device(const std::string &device)
+{
+	int fd = open(device.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int err = ioctl(fd, BLKFLSBUF, 0) == 0 ? 0 : errno;
+	close(fd);
+	return err;
+}
+
+// A block-backed FUSE file system (ntfs-3g on fuseblk): the daemon reads
+// the device through the device's page cache, which evicting the file's
+// pages does not touch.  Find the device and try a flush now, so that the
+// warning before the run can say whether reads will reach it.
+void find_backing_device(Plan &plan)
+{
+	const Target &t = plan.targets[0];
+	if (!fuse_fs(plan.fs_type) || t.kind == Kind::block || t.kind == Kind::chr || plan.opt.cached ||
+	    mounted_fs_type(plan.fs_dev, plan.fs_type) != "fuseblk")
+		return;
+	std::ifstream uevent(sysfs_dev(plan.fs_dev) + "/uevent");
+	std::string line, device;
+	while (std::getline(uevent, line))
+		if (line.rfind("DEVNAME=", 0) == 0)
+			device = "/dev/" + line.substr(8);
+	plan.backing_error = device.empty() ? ENODEV : flush_device(device);
+	if (!plan.backing_error)
+		plan.backing_device = device;
 }
 
 // O_DIRECT alignment for a path (or the directory a new file goes into).
@@ -868,6 +920,7 @@ Error make_plan(const Options &opt, Plan &plan)
 	if (opt.direct)
 		if (Error e = check_alignment(plan))
 			return e;
+	find_backing_device(plan);
 	std::uint64_t largest = 0;
 	for (const Target &t : plan.targets)
 		largest = std::max(largest, t.size);
@@ -1400,11 +1453,17 @@ double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 	return static_cast<double>(in_core) / static_cast<double>(pages);
 }
 
-// Drop the thread's region from the page cache: 0 or -errno.
+// Drop the thread's region from the page cache, and on fuseblk the backing
+// device's cache the FUSE daemon reads through: 0 or -errno.
 int drop_cached(const Worker &w)
 {
 	const Target &t = *w.target;
-	return -posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
+	if (int err = posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED))
+		return -err;
+	if (!w.plan->backing_device.empty())
+		if (int err = flush_device(w.plan->backing_device))
+			return -err;
+	return 0;
 }
 
 // A read not meant to measure the cache starts with the target's pages
@@ -2099,12 +2158,45 @@ Environment describe(const Plan &plan, const Buffer &buffer)
 	return env;
 }
 
+// -D on a file whose file system says it cannot do direct I/O there.
+void direct_io_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!plan.opt.direct || t.kind != Kind::file)
+		return;
+	std::string doubt = direct_io_doubt(t.path);
+	if (!doubt.empty())
+		w.push_back(format("-D may be buffered I/O on %s (%s): reads are still evicted first", t.path.c_str(),
+				   doubt.c_str()));
+}
+
+// FUSE: O_DIRECT and eviction reach the FUSE file, not what its daemon reads.
+void fuse_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!fuse_fs(plan.fs_type) || plan.opt.cached || t.kind == Kind::block || t.kind == Kind::chr)
+		return;
+	std::string what = format("%s is on FUSE (%s): -D and cache eviction stop at the FUSE file, and the daemon "
+				  "may read through its own cache", t.path.c_str(),
+				  mounted_fs_type(plan.fs_dev, plan.fs_type).c_str());
+	if (!plan.backing_device.empty())
+		what += format("; its block device %s is flushed (BLKFLSBUF) before reads and after each pass",
+			       plan.backing_device.c_str());
+	else if (plan.backing_error)
+		what += format(": flushing its block device failed (BLKFLSBUF: %s), read numbers may come from the "
+			       "daemon's or the device's cache", std::strerror(plan.backing_error));
+	else
+		what += ": read numbers may come from the daemon's cache";
+	w.push_back(what);
+}
+
 // What the target is, said before the run starts (and kept for the report):
 // a user can stop a long run that cannot measure what it seems to.
 std::vector<std::string> target_warnings(const Plan &plan)
 {
 	std::vector<std::string> w;
-	(void)plan;
+	direct_io_warnings(plan, w);
+	fuse_warnings(plan, w);
 	return w;
 }
 
@@ -2677,6 +2769,7 @@ struct QuickFile {
 	bool device = false;		// a block device: never created or removed
 	bool created = false;		// sdb made it, so sdb removes it
 	bool direct = true;
+	std::string buffered_why;	// why not O_DIRECT
 	std::uint64_t size = 0;
 	std::string why;		// how the size was chosen
 };
@@ -2803,8 +2896,10 @@ Error quick_run(const Options &opt, const Waiter &waiter, const std::string &lab
 	return ex.error;
 }
 
-// Can the file take O_DIRECT?  Opening it with the flag tells (the file is
-// ours: it is created here if missing).
+// Can the file take O_DIRECT?  Opening it with the flag tells whether it is
+// refused (the file is ours: it is created here if missing); FUSE and statx
+// tell whether it would be honoured.  Where not, the suite runs buffered
+// with eviction rather than record O_DIRECT that was buffered I/O.
 Error probe_direct(QuickFile &q, bool keep)
 {
 	int flags = O_WRONLY | O_CLOEXEC | (q.device ? 0 : O_CREAT | O_EXCL);
@@ -2813,11 +2908,18 @@ Error probe_direct(QuickFile &q, bool keep)
 		// Some file systems create the file, then refuse O_DIRECT: it
 		// is ours either way, so no O_EXCL the second time.
 		q.direct = false;
+		q.buffered_why = "open refuses it";
 		q.created = !q.device;
 		fd = open(q.path.c_str(), flags & ~O_EXCL, 0644);
 	}
 	if (fd < 0)
 		return sys_error(errno, "open: %s", q.path.c_str());
+	struct statfs sfs {};
+	if (q.direct && !q.device && fstatfs(fd, &sfs) == 0 && fuse_fs(static_cast<std::uint32_t>(sfs.f_type)))
+		q.buffered_why = "FUSE: the daemon may read through its own cache";
+	else if (q.direct && !q.device)
+		q.buffered_why = direct_io_doubt(q.path);
+	q.direct = q.buffered_why.empty();
 	close(fd);
 	q.created = !q.device;
 	g_cleanup_path = q.created && !keep ? q.path.c_str() : nullptr;
@@ -2863,7 +2965,7 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 	std::fprintf(out, "sdb %s quick suite: %s (%s, device %s, %s)\n", SDB_VERSION, q.path.c_str(), fs.c_str(),
 		     device.empty() ? "-" : device.c_str(),
 		     q.direct ? format("O_DIRECT, alignment %u bytes", plan.dio_align).c_str()
-			      : "buffered: O_DIRECT not supported, caches evicted");
+			      : format("buffered: O_DIRECT not supported (%s), caches evicted", q.buffered_why.c_str()).c_str());
 	std::fprintf(out, "Test file: %s\n", q.why.c_str());
 	std::fprintf(out, "About %.0f s: %zu tests x %u runs x %g s, after laying out %s\n",
 		     std::size(quick_tests) * quick_repeats * (per_test + 0.2), std::size(quick_tests), quick_repeats, per_test,
@@ -2957,7 +3059,8 @@ int run_quick(const Options &opt, std::FILE *out)
 	emit_warnings(early);
 	std::vector<std::string> warnings;
 	if (!q.direct)
-		warnings.push_back("O_DIRECT is not supported on " + q.path + ": buffered I/O, caches evicted before reads");
+		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
+				   "): buffered I/O, caches evicted before reads");
 	bool interrupted = false;
 	QuickRun laid;
 	std::vector<std::string> ignored;

@@ -420,12 +420,58 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
 		check "-w -R -t 3: more than one pass" true "$(jq '.threads[0].passes > 1' <<<"$out")"
 		rm -f "$mnt/f"
 		umount "$mnt"
+
+		# ext4 data=journal cannot do direct I/O and quietly buffers -D:
+		# said up front, and the read is evicted all the same.
+		if mount -o data=journal "$loop" "$mnt" 2>/dev/null; then
+			"$sdb" -w -f "$mnt/j" -s 64m -R >/dev/null 2>&1	# cached after the write
+			device_run -r -f "$mnt/j" -D --json
+			reached "ext4 data=journal, -r -D" "$read_bytes"
+			check "ext4 data=journal, -r -D: warns that -D may be buffered" 1 \
+				"$(jq '.warnings | map(select(test("-D may be buffered"))) | length' <<<"$out")"
+			rm -f "$mnt/j"
+			run --quick -f "$mnt" -t 0.2 -s 16m --json
+			check "--quick on ext4 data=journal: buffered, flagged" "false 1" \
+				"$(jq -r '"\(.quick.direct) \(.warnings | map(select(test("O_DIRECT is not supported.*statx"))) | length)"' <<<"$out")"
+			umount "$mnt"
+		else
+			skipped "ext4 data=journal" "mount failed"
+		fi
 	else
 		skipped "every pass reaches the device" "no loop device or mkfs.ext4"
 	fi
 	[ -n "$loop" ] && losetup -d "$loop"
-	loop= mnt=
+	loop=
 	rm -f passes.img
+
+	# ntfs-3g (FUSE over a block device): reads either reach the device
+	# (sdb flushes its cache, as root) or carry a warning that they may not.
+	truncate -s 320m ntfs.img
+	if ! command -v mkfs.ntfs >/dev/null || ! command -v ntfs-3g >/dev/null; then
+		skipped "ntfs-3g" "mkfs.ntfs or ntfs-3g not installed"
+	elif loop=$(losetup -f --show ntfs.img 2>/dev/null) && mkfs.ntfs -Q -F -q "$loop" >/dev/null 2>&1 &&
+		ntfs-3g "$loop" "$mnt" 2>/dev/null; then
+		pdev=${loop#/dev/}
+		"$sdb" -w -f "$mnt/n" -s 64m -R >/dev/null 2>&1
+		for flags in "" "-D" "-t 2"; do
+			# shellcheck disable=SC2086
+			device_run -r -f "$mnt/n" $flags --json
+			check "ntfs-3g -r $flags: the device saw the bytes, or a warning says it may not" true \
+				"$(jq --argjson dev "$read_bytes" '$dev >= 0.9 * .total.bytes or
+					(.warnings | map(select(test("FUSE.*may come from"))) | length == 1)' <<<"$out")"
+		done
+		check "ntfs-3g: the FUSE warning" 1 "$(jq '.warnings | map(select(test("is on FUSE"))) | length' <<<"$out")"
+		rm -f "$mnt/n"
+		run --quick -f "$mnt" -t 0.2 -s 16m --json
+		check "--quick on ntfs-3g: buffered, flagged" "false 1" \
+			"$(jq -r '"\(.quick.direct) \(.warnings | map(select(test("O_DIRECT is not supported.*FUSE"))) | length)"' <<<"$out")"
+		umount "$mnt"
+	else
+		skipped "ntfs-3g" "loop device, mkfs.ntfs or mount failed"
+	fi
+	[ -n "$loop" ] && losetup -d "$loop"
+	loop= mnt=
+	rm -f ntfs.img
 else
 	skipped "every pass reaches the device" "needs root and mkfs.ext4"
 fi
