@@ -9,8 +9,9 @@
 //                    block-device safety; make_plan() checks it all up front
 //   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill
 //   6. statistics    the random-order Permutation and the latency Histogram
-//   7. workers       prepare (open, lay out, evict), the timed loops (pread/
-//                    pwrite, or io_uring for -q), the final fdatasync
+//   7. workers       prepare (open, readahead advice, lay out, evict), the
+//                    timed loops (pread/pwrite, or io_uring for -q), the
+//                    step at each pass end, the final fdatasync
 //   8. the run       start barrier, sampler, progress line, signals
 //   9. extras        -T memory ceiling, -v environment, plausibility warnings
 //  10. report        human report and JSON
@@ -586,9 +587,9 @@ std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
 
 bool fuse_fs(std::uint32_t type) { return type == 0x65735546; }
 
-// "" when nothing says that O_DIRECT on path is honoured as such; else why
-// not.  A file system that cannot do direct I/O on a file (ext4 data=journal,
-// some btrfs files) quietly does buffered I/O instead, and says so only in
+// Why O_DIRECT on path may be buffered I/O, or "" when nothing says so.  A
+// file system that cannot do direct I/O on a file (ext4 data=journal, some
+// btrfs files) quietly does buffered I/O instead, and says so only in
 // statx: STATX_DIOALIGN answered with an offset alignment of 0.
 std::string direct_io_doubt(const std::string &path)
 {

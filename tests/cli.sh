@@ -415,6 +415,9 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
 		reached "ext4 on loop, -r -m rand -t 3" "$read_bytes"
 		check "-r -m rand -t 3: device reads within 10% of the ops claimed" true \
 			"$(jq --argjson n "$reads" 'if ($n - .total.ops | fabs) <= 0.1 * .total.ops then true else "\($n) of \(.total.ops)" end' <<<"$out")"
+		device_run -r -f "$mnt/f" -m rand -q 8 -t 2 --json	# io_uring: drained and refilled at each pass end
+		check "-r -m rand -q 8 -t 2: device reads within 10% of the ops claimed" true \
+			"$(jq --argjson n "$reads" 'if ($n - .total.ops | fabs) <= 0.1 * .total.ops then true else "\($n) of \(.total.ops)" end' <<<"$out")"
 		device_run -w -f "$mnt/f" -s 256m -R -t 3 --json
 		reached "ext4 on loop, -w -R -t 3" "$written_bytes"
 		check "-w -R -t 3: more than one pass" true "$(jq '.threads[0].passes > 1' <<<"$out")"
