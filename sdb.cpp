@@ -9,8 +9,9 @@
 //                    block-device safety; make_plan() checks it all up front
 //   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill
 //   6. statistics    the random-order Permutation and the latency Histogram
-//   7. workers       prepare (open, lay out, evict), the timed loops (pread/
-//                    pwrite, or io_uring for -q), the final fdatasync
+//   7. workers       prepare (open, readahead advice, lay out, evict), the
+//                    timed loops (pread/pwrite, or io_uring for -q), the
+//                    step at each pass end, the final fdatasync
 //   8. the run       start barrier, sampler, progress line, signals
 //   9. extras        -T memory ceiling, -v environment, plausibility warnings
 //  10. report        human report and JSON
@@ -610,6 +611,8 @@ struct Plan {
 	std::string dio_align_source;
 	std::uint32_t fs_type = 0;	// statfs f_type of the target's file system
 	dev_t fs_dev = 0;		// device of that file system, or the block device
+	std::string backing_device;	// fuseblk: the block device flushed (BLKFLSBUF) before reads
+	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
 	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::string label;		// the quick suite's test name, for the progress line
 };
@@ -717,6 +720,56 @@ std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
 		if (m.dev == dev)
 			return m.type;
 	return fs_name(magic);
+}
+
+bool fuse_fs(std::uint32_t type) { return type == 0x65735546; }
+
+// Why O_DIRECT on path may be buffered I/O, or "" when nothing says so.  A
+// file system that cannot do direct I/O on a file (ext4 data=journal, some
+// btrfs files) quietly does buffered I/O instead, and says so only in
+// statx: STATX_DIOALIGN answered with an offset alignment of 0.
+std::string direct_io_doubt(const std::string &path)
+{
+#ifdef STATX_DIOALIGN
+	struct statx stx {};
+	if (statx(AT_FDCWD, path.c_str(), 0, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN) &&
+	    stx.stx_dio_offset_align == 0)
+		return "statx reports no direct I/O for this file";
+#else
+	(void)path;
+#endif
+	return "";
+}
+
+// Drop a block device's own cache (BLKFLSBUF, root only): 0 or errno.
+int flush_device(const std::string &device)
+{
+	int fd = open(device.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int err = ioctl(fd, BLKFLSBUF, 0) == 0 ? 0 : errno;
+	close(fd);
+	return err;
+}
+
+// A block-backed FUSE file system (ntfs-3g on fuseblk): the daemon reads
+// the device through the device's page cache, which evicting the file's
+// pages does not touch.  Find the device and try a flush now, so that the
+// warning before the run can say whether reads will reach it.
+void find_backing_device(Plan &plan)
+{
+	const Target &t = plan.targets[0];
+	if (!fuse_fs(plan.fs_type) || t.kind == Kind::block || t.kind == Kind::chr || plan.opt.cached ||
+	    mounted_fs_type(plan.fs_dev, plan.fs_type) != "fuseblk")
+		return;
+	std::ifstream uevent(sysfs_dev(plan.fs_dev) + "/uevent");
+	std::string line, device;
+	while (std::getline(uevent, line))
+		if (line.rfind("DEVNAME=", 0) == 0)
+			device = "/dev/" + line.substr(8);
+	plan.backing_error = device.empty() ? ENODEV : flush_device(device);
+	if (!plan.backing_error)
+		plan.backing_device = device;
 }
 
 // O_DIRECT alignment for a path (or the directory a new file goes into).
@@ -1285,6 +1338,7 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	if (opt.direct)
 		if (Error e = check_alignment(plan))
 			return e;
+	find_backing_device(plan);
 	std::uint64_t largest = 0;
 	for (const Target &t : plan.targets)
 		largest = std::max(largest, t.size);
@@ -1697,7 +1751,7 @@ private:
 struct Slot {
 	std::uint64_t offset = 0;
 	std::size_t len = 0, done = 0;
-	std::int64_t queued = 0;
+	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here
 };
 
 struct alignas(64) Worker {
@@ -1715,6 +1769,7 @@ struct alignas(64) Worker {
 	std::int64_t start_ns = 0, end_ns = 0;
 	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
 	int cpu = -1;
+	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
 	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
 	bool laid_out = false;		// random writes: the file was written first
 	std::optional<Identity> created;	// the file this thread created
@@ -1872,17 +1927,42 @@ double region_cached(const Worker &w)
 	return t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
 }
 
+// Drop the thread's region from the page cache, and on fuseblk the backing
+// device's cache the FUSE daemon reads through: 0 or -errno.
+int drop_cached(const Worker &w)
+{
+	const Target &t = *w.target;
+	if (int err = posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED))
+		return -err;
+	if (!w.plan->backing_device.empty())
+		if (int err = flush_device(w.plan->backing_device))
+			return -err;
+	return 0;
+}
+
 // A read not meant to measure the cache starts with the target's pages
-// evicted; dirty pages must be written first or they cannot be dropped.
+// evicted, with -D too: some file systems turn O_DIRECT into buffered I/O.
+// Dirty pages must be written first or they cannot be dropped.
 void evict(Worker &w)
 {
 	const Target &t = *w.target;
 	if (t.kind == Kind::chr)
 		return;
 	fdatasync(w.fd);
-	posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
+	drop_cached(w);
 	if (t.kind == Kind::file)
 		w.resident = region_cached(w);
+}
+
+// Readahead that follows the pattern, as fio's default does: none for
+// random reads (else a share of them are cache hits of an earlier
+// readahead), a larger window for sequential ones.
+void advise_readahead(const Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind != Kind::chr)
+		posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size),
+			      w.plan->opt.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
 
 Error prepare(Worker &w)
@@ -1890,6 +1970,8 @@ Error prepare(Worker &w)
 	const Options &o = w.plan->opt;
 	if (Error e = open_target(w))
 		return e;
+	if (!o.cached)
+		advise_readahead(w);
 	if (o.queue_depth > 1) {
 		w.ring = std::make_unique<Ring>();
 		if (int err = w.ring->setup(o.queue_depth, w.plan->submit_batch))
@@ -1901,7 +1983,7 @@ Error prepare(Worker &w)
 	if (is_write(o) && o.random && w.target->kind != Kind::block && w.target->kind != Kind::chr)
 		if (Error e = lay_out(w))
 			return e;
-	if (!is_write(o) && !o.direct && !o.cached)
+	if (!is_write(o) && !o.cached)
 		evict(w);
 	// --cached means to measure the cache: say how much of it was there.
 	if (!is_write(o) && o.cached && w.target->kind == Kind::file)
@@ -1911,33 +1993,27 @@ Error prepare(Worker &w)
 
 // Where the next I/O goes: sequential passes over [0,size), or every block
 // once per pass in the Permutation's order.  next() is false when the pass
-// is over and the run is not time-based.
+// is over; rewind() begins the next one (the random order goes on).
 template <bool Random>
 class Offsets {
 public:
-	Offsets(const Target &t, std::uint64_t block_size, bool time_based, std::uint64_t seed)
+	Offsets(const Target &t, std::uint64_t block_size, std::uint64_t seed)
 		: size_(t.size), bs_(block_size), blocks_(t.size / block_size), left_(blocks_),
-		  time_based_(time_based), order_(Random ? blocks_ : 1, seed)
+		  order_(Random ? blocks_ : 1, seed)
 	{
 	}
 
 	bool next(std::uint64_t &offset, std::size_t &len)
 	{
 		if (Random) {
-			if (left_ == 0) {
-				if (!time_based_)
-					return false;
-				left_ = blocks_;
-			}
+			if (left_ == 0)
+				return false;
 			left_--;
 			offset = order_.next() * bs_;
 			len = static_cast<std::size_t>(bs_);
 		} else {
-			if (pos_ >= size_) {
-				if (!time_based_)
-					return false;
-				pos_ = 0;
-			}
+			if (pos_ >= size_)
+				return false;
 			offset = pos_;
 			len = static_cast<std::size_t>(std::min(bs_, size_ - pos_));
 			pos_ += len;
@@ -1945,9 +2021,14 @@ public:
 		return true;
 	}
 
+	void rewind()
+	{
+		left_ = blocks_;
+		pos_ = 0;
+	}
+
 private:
 	std::uint64_t size_, bs_, blocks_, left_, pos_ = 0;
-	bool time_based_;
 	Permutation order_;
 };
 
@@ -1965,30 +2046,81 @@ std::int64_t deadline_of(const Worker &w)
 	return w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
 }
 
-void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
+// The first error is the one to report; it stops every thread.
+void fail(Worker &w, Error e)
 {
 	if (w.error)
-		return;	// the first error is the one to report
-	w.error = sys_error(err, "%s: %s at offset %" PRIu64, write ? "write" : "read", w.target->path.c_str(), offset);
+		return;
+	w.error = std::move(e);
 	g_stop.store(true, std::memory_order_relaxed);
+}
+
+void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
+{
+	fail(w, sys_error(err, "%s: %s at offset %" PRIu64, write ? "write" : "read", w.target->path.c_str(), offset));
+}
+
+// io_uring_enter itself failed: no I/O at any offset did.
+Error ring_error(const std::string &path, int err)
+{
+	return sys_error(err, "io_uring_enter: %s", path.c_str());
+}
+
+// Every pass of a time-based run starts from the device: a read drops what
+// the pass brought into the page cache before it is read again, a write
+// makes the pass durable (else the next pass rewrites dirty pages and only
+// the last state reaches the device).  Once per pass, inside the timing: it
+// is part of the cost of reaching the device.  0 or -errno.
+int end_pass(const Worker &w)
+{
+	if (w.plan->opt.cached || w.target->kind == Kind::chr)
+		return 0;
+	if (!is_write(w.plan->opt))
+		return drop_cached(w);
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS)	// EINVAL: nothing to flush
+		return -errno;
+	return 0;
+}
+
+// A pass is over: true when a time-based run goes on with the next one.
+// now becomes the end of the pass-end step, so that the step is timed but
+// not taken for the latency of the I/O that follows it.
+template <bool Random>
+bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
+{
+	if (!(w.plan->opt.time_limit > 0) || g_stop.load(std::memory_order_relaxed))
+		return false;
+	if (int err = end_pass(w)) {
+		fail(w, sys_error(-err, "%s: %s (end of pass %u)", is_write(w.plan->opt) ? "fdatasync" : "posix_fadvise",
+				  w.target->path.c_str(), w.passes));
+		return false;
+	}
+	now = now_ns();
+	if (now >= deadline_of(w))
+		return false;
+	offsets.rewind();
+	w.passes++;
+	return true;
 }
 
 // The timed loop at queue depth 1: the I/O call, one clock read per I/O
 // (the end of one I/O is the start of the next), a histogram add and a
-// relaxed counter store.  Everything else is decided outside it.
+// relaxed counter store.  The end of a pass is where next() is false
+// anyway, so its step costs the loop nothing.
 template <bool Write, bool Random>
 void io_loop(Worker &w)
 {
 	const Target &t = *w.target;
 	const bool time_based = w.plan->opt.time_limit > 0;
 	const std::int64_t deadline = deadline_of(w);
-	Offsets<Random> offsets(t, w.plan->block_size, time_based, order_seed(w));
+	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
 	const bool stamped = Write && w.plan->opt.random_buffer;
 	std::uint64_t bytes = 0, ops = 0, offset, failed_at = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
 
-	while (offsets.next(offset, len)) {
+	w.passes = 1;
+	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
 		char *buffer = w.buffer;
 		if (stamped) {
 			buffer += rotation(w, ops);
@@ -2021,10 +2153,34 @@ void io_loop(Worker &w)
 	w.end_ns = prev;
 }
 
+// What one io_uring completion makes of its slot.
+enum class Settled {
+	failed,		// an error: the run stops
+	partial,	// some bytes moved: continue the rest in the same slot
+	ended,		// nothing more came: end of file, or a write that cannot go on
+	complete,	// the whole I/O is done
+};
+
+// An EINVAL after a short O_DIRECT read is end of file (the rest is
+// unaligned), as transfer() decides it at queue depth 1.
+template <bool Write>
+Settled settle(Slot &s, int res)
+{
+	if (res == -EINVAL && !Write && s.done > 0)
+		return Settled::ended;
+	if (res < 0)
+		return Settled::failed;
+	s.done += static_cast<std::size_t>(res);
+	if (s.done >= s.len)
+		return Settled::complete;
+	return res > 0 ? Settled::partial : Settled::ended;
+}
+
 // The timed loop at queue depth N: N I/Os in flight through io_uring.  Each
 // slot owns a buffer (reads) and the time it was queued; a completion is
 // timed with one clock read, which is also the queue time of the I/O that
-// refills its slot.  A short transfer is continued in the same slot.
+// refills its slot.  At the end of a pass the slots drain before the
+// pass-end step, then all are refilled.
 template <bool Write, bool Random>
 void uring_loop(Worker &w)
 {
@@ -2032,41 +2188,50 @@ void uring_loop(Worker &w)
 	const bool time_based = w.plan->opt.time_limit > 0;
 	const std::int64_t deadline = deadline_of(w);
 	const unsigned depth = w.plan->opt.queue_depth;
-	Offsets<Random> offsets(t, w.plan->block_size, time_based, order_seed(w));
+	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
 	Ring &ring = *w.ring;
 	std::vector<Slot> slots(depth);
 	std::uint64_t bytes = 0, ops = 0;
 	std::int64_t last = w.start_ns;
 	unsigned inflight = 0;
-	bool more = true;
+	bool pass_over = false;		// this pass has no more offsets
+	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
 
 	const bool stamped = Write && w.plan->opt.random_buffer;
 	const std::size_t stride = Write && !stamped ? 0 : w.slot_stride;	// a buffer per slot, or one shared
 	std::vector<char *> starts(depth);
-	std::uint64_t queued = 0;
-	auto queue = [&](unsigned i, std::int64_t now) {
+	std::uint64_t io_number = 0;	// I/Os queued so far: the -R stamp and the pool rotation
+	auto refill = [&](unsigned i, std::int64_t now) {
 		Slot &s = slots[i];
-		std::size_t len;
-		if (!more || !(more = offsets.next(s.offset, len)))
+		if (finished || pass_over)
 			return;
-		s.len = len;
+		if (!offsets.next(s.offset, s.len)) {
+			pass_over = true;
+			return;
+		}
 		s.done = 0;
-		s.queued = now;
+		s.queued_ns = now;
 		starts[i] = w.buffer + i * stride;
 		if (stamped) {
-			starts[i] += rotation(w, queued);
-			stamp(starts[i], len, t.base + s.offset, queued);
+			starts[i] += rotation(w, io_number);
+			stamp(starts[i], s.len, t.base + s.offset, io_number);
 		}
-		queued++;
-		ring.queue<Write>(w.fd, starts[i], len, t.base + s.offset, i);
+		io_number++;
+		ring.queue<Write>(w.fd, starts[i], s.len, t.base + s.offset, i);
 		inflight++;
 	};
+	auto count = [&](const Slot &s, std::int64_t now) {
+		w.latency.add(static_cast<std::uint64_t>(now - s.queued_ns));
+		ops++;
+		last = now;
+	};
+
+	w.passes = 1;
 	for (unsigned i = 0; i < depth; i++)
-		queue(i, w.start_ns);
+		refill(i, w.start_ns);
 	while (inflight > 0) {
-		int err = ring.submit_and_wait();
-		if (err) {
-			fail_io(w, Write, err, t.base);
+		if (int err = ring.submit_and_wait()) {
+			fail(w, ring_error(t.path, err));
 			break;
 		}
 		std::int64_t now = now_ns();
@@ -2075,39 +2240,45 @@ void uring_loop(Worker &w)
 		while (ring.reap(index, res)) {
 			Slot &s = slots[index];
 			inflight--;
-			if (res < 0) {
+			bool stop = g_stop.load(std::memory_order_relaxed);
+			if (stop || (time_based && now >= deadline))
+				finished = true;
+			if (res > 0)
+				bytes += static_cast<std::uint64_t>(res);
+			switch (settle<Write>(s, res)) {
+			case Settled::failed:
 				fail_io(w, Write, -res, t.base + s.offset + s.done);
-				more = false;
-				continue;
-			}
-			s.done += static_cast<unsigned>(res);
-			bytes += static_cast<std::uint64_t>(res);
-			bool stopping = g_stop.load(std::memory_order_relaxed);
-			if (s.done < s.len && res > 0 && !stopping) {
-				ring.queue<Write>(w.fd, starts[index] + s.done,
-						  s.len - s.done, t.base + s.offset + s.done, index);
+				finished = true;
+				break;
+			case Settled::partial:
+				if (stop) {	// what moved is an I/O, cut short
+					count(s, now);
+					break;
+				}
+				ring.queue<Write>(w.fd, starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index);
 				inflight++;
-				continue;
-			}
-			if (s.done < s.len && !stopping) {	// nothing more came: end of file, or a write that cannot go on
-				if (!Write)
-					w.eof_at = t.base + s.offset + s.done;
-				more = false;
+				break;
+			case Settled::ended:
 				if (Write)
 					fail_io(w, true, EIO, t.base + s.offset + s.done);
+				else
+					w.eof_at = t.base + s.offset + s.done;
+				finished = true;
+				if (s.done > 0)
+					count(s, now);
+				break;
+			case Settled::complete:
+				count(s, now);
+				refill(index, now);
+				break;
 			}
-			if (s.done == 0)
-				continue;	// not an I/O: nothing moved
-			w.latency.add(static_cast<std::uint64_t>(now - s.queued));
-			ops++;
-			last = now;
-			if (s.done < s.len)
-				continue;
-			if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
-				more = false;
-			queue(index, now);
 		}
 		w.bytes_done.store(bytes, std::memory_order_relaxed);
+		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
+			pass_over = false;
+			for (unsigned i = 0; i < depth; i++)
+				refill(i, last);
+		}
 	}
 	w.bytes = bytes;
 	w.ops = ops;
@@ -2636,12 +2807,46 @@ void memory_target_warnings(const Plan &plan, std::vector<std::string> &w)
 		w.push_back(hollow);
 }
 
+// -D on a file whose file system says it cannot do direct I/O there.
+void direct_io_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!plan.opt.direct || t.kind != Kind::file)
+		return;
+	std::string doubt = direct_io_doubt(t.path);
+	if (!doubt.empty())
+		w.push_back(format("-D may be buffered I/O on %s (%s): reads are still evicted first", t.path.c_str(),
+				   doubt.c_str()));
+}
+
+// FUSE: O_DIRECT and eviction reach the FUSE file, not what its daemon reads.
+void fuse_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!fuse_fs(plan.fs_type) || plan.opt.cached || t.kind == Kind::block || t.kind == Kind::chr)
+		return;
+	std::string what = format("%s is on FUSE (%s): -D and cache eviction stop at the FUSE file, and the daemon "
+				  "may read through its own cache", t.path.c_str(),
+				  mounted_fs_type(plan.fs_dev, plan.fs_type).c_str());
+	if (!plan.backing_device.empty())
+		what += format("; its block device %s is flushed (BLKFLSBUF) before reads and after each pass",
+			       plan.backing_device.c_str());
+	else if (plan.backing_error)
+		what += format(": flushing its block device failed (BLKFLSBUF: %s), read numbers may come from the "
+			       "daemon's or the device's cache", std::strerror(plan.backing_error));
+	else
+		what += ": read numbers may come from the daemon's cache";
+	w.push_back(what);
+}
+
 // What the target is, said before the run starts (and kept for the report):
 // a user can stop a long run that cannot measure what it seems to.
 std::vector<std::string> target_warnings(const Plan &plan)
 {
 	std::vector<std::string> w;
 	memory_target_warnings(plan, w);
+	direct_io_warnings(plan, w);
+	fuse_warnings(plan, w);
 	return w;
 }
 
@@ -2998,9 +3203,9 @@ std::string json_thread(const Worker &w)
 	double secs = (w.end_ns - w.start_ns) / 1e9;
 	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-		      ", \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, "
-		      "\"cached_before\": %s}",
-		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, json_number(secs).c_str(),
+		      ", \"passes\": %u, \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s"
+		      ", \"latency_ns\": %s, \"cached_before\": %s}",
+		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, w.passes, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
 		      json_latency(w.latency).c_str(), cached_before.c_str());
@@ -3253,6 +3458,7 @@ struct QuickFile {
 	bool created = false;		// sdb made it, so sdb removes it
 	Identity id;			// of the file sdb made
 	bool direct = true;
+	std::string buffered_why;	// why not O_DIRECT
 	std::uint64_t size = 0;
 	std::string why;		// how the size was chosen
 };
@@ -3390,7 +3596,9 @@ Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, 
 
 // Create the test file (O_EXCL, marked as sdb's, known by its identity
 // from now on) and find out whether it takes O_DIRECT: opening it with the
-// flag tells.
+// flag tells whether it is refused; FUSE and statx tell whether it would be
+// honoured.  Where not, the suite runs buffered with eviction rather than
+// record O_DIRECT that was buffered I/O.
 Error probe_direct(QuickFile &q, bool keep)
 {
 	if (!q.device) {
@@ -3406,6 +3614,7 @@ Error probe_direct(QuickFile &q, bool keep)
 	Fd fd(open(q.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_DIRECT));
 	if (!fd && errno == EINVAL) {
 		q.direct = false;
+		q.buffered_why = "open refuses it";
 		return {};
 	}
 	if (!fd) {
@@ -3415,6 +3624,12 @@ Error probe_direct(QuickFile &q, bool keep)
 		g_cleanup_path = nullptr;
 		return e;
 	}
+	struct statfs sfs {};
+	if (!q.device && fstatfs(fd.get(), &sfs) == 0 && fuse_fs(static_cast<std::uint32_t>(sfs.f_type)))
+		q.buffered_why = "FUSE: the daemon may read through its own cache";
+	else if (!q.device)
+		q.buffered_why = direct_io_doubt(q.path);
+	q.direct = q.buffered_why.empty();
 	return {};
 }
 
@@ -3457,7 +3672,7 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 	std::fprintf(out, "sdb %s quick suite: %s (%s, device %s, %s)\n", SDB_VERSION, printable(q.path).c_str(), fs.c_str(),
 		     device.empty() ? "-" : device.c_str(),
 		     q.direct ? format("O_DIRECT, alignment %u bytes", plan.dio_align).c_str()
-			      : "buffered: O_DIRECT not supported, caches evicted");
+			      : format("buffered: O_DIRECT not supported (%s), caches evicted", q.buffered_why.c_str()).c_str());
 	std::fprintf(out, "Test file: %s\n", q.why.c_str());
 	std::fprintf(out, "About %.0f s: %zu tests x %u runs x %g s, after laying out %s\n",
 		     std::size(quick_tests) * quick_repeats * (per_test + 0.2), std::size(quick_tests), quick_repeats, per_test,
@@ -3550,7 +3765,8 @@ int run_quick(const Options &opt, std::FILE *out)
 	emit_warnings(early);
 	std::vector<std::string> warnings;
 	if (!q.direct)
-		warnings.push_back("O_DIRECT is not supported on " + q.path + ": buffered I/O, caches evicted before reads");
+		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
+				   "): buffered I/O, caches evicted before reads");
 	bool interrupted = false;
 	QuickRun laid;
 	std::vector<std::string> ignored;
