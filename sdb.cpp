@@ -330,7 +330,7 @@ constexpr char usage_text[] =
 	"  -v, --verbose           describe host, kernel, file system, device and buffers\n"
 	"      --json              print one JSON document instead of the report\n"
 	"      --cached            measure the page cache: no eviction, no fdatasync\n"
-	"      --force             allow writing to an unused block device (destroys its data)\n"
+	"      --force             also write a block device, a file sdb did not create, a link\n"
 	"      --quick             the quick suite: six tests on a test file in -f DIR (-t, -s apply)\n"
 	"      --keep              with --quick: keep the test file\n"
 	"  -V, --version           print the version and exit\n"
