@@ -267,13 +267,21 @@ std::optional<double> parse_seconds(const char *s)
 	return value;
 }
 
+// Would v, printed with `decimals` places, show `next` or more?  Then it
+// belongs in the next unit: 999999 ns is "1.0 ms", not "1000.0 us".
+bool rounds_up_to(double v, int decimals, double next)
+{
+	double scale = std::pow(10.0, decimals);
+	return std::round(v * scale) / scale >= next;
+}
+
 // 268435456 -> "256 MiB", 1536 -> "1.50 KiB", 100 -> "100 B"
 std::string format_bytes(std::uint64_t n)
 {
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	unsigned u = 0;
 	double v = static_cast<double>(n);
-	while (v >= 1024 && u < 5) {
+	while ((v >= 1024 || (u > 0 && rounds_up_to(v, 2, 1024))) && u < 5) {
 		v /= 1024;
 		u++;
 	}
@@ -285,22 +293,24 @@ std::string format_bytes(std::uint64_t n)
 // Rates always with two decimals, in KiB/s, MiB/s or GiB/s.
 std::string format_rate(double bytes_per_second)
 {
-	if (bytes_per_second >= static_cast<double>(GiB))
+	double mib = bytes_per_second / MiB;
+	if (rounds_up_to(mib, 2, 1024))
 		return format("%.2f GiB/s", bytes_per_second / GiB);
-	if (bytes_per_second >= static_cast<double>(MiB))
-		return format("%.2f MiB/s", bytes_per_second / MiB);
+	if (rounds_up_to(bytes_per_second / KiB, 2, 1024))
+		return format("%.2f MiB/s", mib);
 	return format("%.2f KiB/s", bytes_per_second / KiB);
 }
 
 std::string format_ns(std::uint64_t ns)
 {
+	double v = static_cast<double>(ns);
 	if (ns < 1000)
 		return format("%" PRIu64 " ns", ns);
-	if (ns < 1000000)
-		return format("%.1f us", ns / 1e3);
-	if (ns < 1000000000)
-		return format("%.1f ms", ns / 1e6);
-	return format("%.2f s", ns / 1e9);
+	if (!rounds_up_to(v / 1e3, 1, 1000))
+		return format("%.1f us", v / 1e3);
+	if (!rounds_up_to(v / 1e6, 1, 1000))
+		return format("%.1f ms", v / 1e6);
+	return format("%.2f s", v / 1e9);
 }
 
 double rate(std::uint64_t amount, double seconds)
@@ -1322,6 +1332,13 @@ Error check_memory(Plan &plan)
 	return {};
 }
 
+// Where buffers (slots, rotations in the pool) start: on whole pages, or on
+// the direct-I/O alignment where that is larger.
+std::uint64_t buffer_step(const Plan &plan)
+{
+	return std::max<std::uint64_t>(4096, plan.dio_align);
+}
+
 // Check everything that can be checked before touching a target.  ours:
 // a file this sdb made (the quick suite's), which it may rewrite.
 Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
@@ -1351,7 +1368,7 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	// a compression record (ZFS, btrfs: 128 KiB) never holds one block twice.
 	bool shared = is_write(opt) && !opt.random_buffer;
 	plan.pool = is_write(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
-	plan.slot_stride = (plan.buffer_size + 4095) / 4096 * 4096 + plan.pool;
+	plan.slot_stride = (plan.buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
 	plan.buffers = shared ? 1 : opt.threads;
 	plan.slots = shared ? 1 : opt.queue_depth;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
@@ -1759,8 +1776,6 @@ struct alignas(64) Worker {
 	const Target *target = nullptr;
 	const Plan *plan = nullptr;
 	char *buffer = nullptr;
-	std::size_t slot_stride = 0;	// queue depth > 1: from one slot's buffer to the next
-	std::size_t pool = 0;		// Plan::pool
 	std::unique_ptr<Ring> ring;	// queue depth > 1
 	int fd = -1;
 
@@ -1807,15 +1822,19 @@ ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset, std::
 	return static_cast<ssize_t>(done);
 }
 
+// Where I/O number io starts in a -R buffer with a random pool (Plan::pool):
+// a rotating place, in steps that keep the direct-I/O alignment, so that a
+// compression record never holds the same random bytes twice.
+std::size_t rotation(const Worker &w, std::uint64_t io)
+{
+	const std::uint64_t step = buffer_step(*w.plan), places = w.plan->pool / step;
+	return places ? static_cast<std::size_t>(io % places * step) : 0;
+}
+
 // With -R every 4 KiB of every block written starts with its own offset and
 // the I/O's number: without that, one random buffer written over and over
 // is the same block again and again, which deduplicating storage keeps once.
 // The rest stays random, so nothing compresses either.
-// Where I/O number io starts in a buffer with a random pool (Plan::pool).
-std::size_t rotation(const Worker &w, std::uint64_t io)
-{
-	return w.pool ? static_cast<std::size_t>(io % (w.pool / 4096)) * 4096 : 0;
-}
 
 void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 {
@@ -2198,7 +2217,7 @@ void uring_loop(Worker &w)
 	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
 
 	const bool stamped = Write && w.plan->opt.random_buffer;
-	const std::size_t stride = Write && !stamped ? 0 : w.slot_stride;	// a buffer per slot, or one shared
+	const std::size_t stride = Write && !stamped ? 0 : w.plan->slot_stride;	// a buffer per slot, or one shared
 	std::vector<char *> starts(depth);
 	std::uint64_t io_number = 0;	// I/Os queued so far: the -R stamp and the pool rotation
 	auto refill = [&](unsigned i, std::int64_t now) {
@@ -2539,8 +2558,6 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 		w->plan = &plan;
 		w->target = &plan.targets[i];
 		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
-		w->slot_stride = plan.slot_stride;
-		w->pool = plan.pool;
 		args[i] = {w.get(), &s.gate};
 		s.workers.push_back(std::move(w));
 	}

@@ -307,7 +307,7 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 	w.target = &plan.targets[0];
 	w.fd = fd;
 	w.buffer = buffer.data();
-	w.slot_stride = 4096;
+	plan.slot_stride = 4096;
 	int ring_fd = open("/dev/null", O_RDONLY);	// the lowest free fd, which io_uring_setup takes next
 	REQUIRE(ring_fd >= 0);
 	close(ring_fd);
@@ -453,6 +453,91 @@ TEST_CASE("IEC formatting")
 	CHECK(format_ns(45200) == "45.2 us");
 	CHECK(format_ns(1200000) == "1.2 ms");
 	CHECK(rate(100, 0) == 0);
+}
+
+TEST_CASE("IEC formatting carries to the next unit where rounding reaches it")
+{
+	CHECK(format_bytes(1048575) == "1.00 MiB");	// not "1024.00 KiB"
+	CHECK(format_bytes(1023) == "1023 B");
+	CHECK(format_bytes(1048064) == "1023.50 KiB");
+	CHECK(format_rate(GiB - 1.0) == "1.00 GiB/s");	// not "1024.00 MiB/s"
+	CHECK(format_rate(MiB - 1.0) == "1.00 MiB/s");
+	CHECK(format_rate(1023.99 * MiB) == "1023.99 MiB/s");
+	CHECK(format_ns(999999) == "1.0 ms");	// not "1000.0 us"
+	CHECK(format_ns(999949) == "999.9 us");
+	CHECK(format_ns(999999999) == "1.00 s");
+}
+
+TEST_CASE("json_string: the document is valid UTF-8 whatever the bytes")
+{
+	CHECK(json_string("\xff\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\"");	// 0xFF is no lead byte
+	CHECK(json_string("\xf5\x80\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	CHECK(json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");	// overlong '/'
+	CHECK(json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");	// a surrogate
+	CHECK(json_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe") == "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe\"");
+	CHECK(json_string("\xe2\x82") == "\"\\ufffd\\ufffd\"");	// cut off
+}
+
+TEST_CASE("printable: names cannot drive the terminal")
+{
+	CHECK(printable("plain/name.0") == "plain/name.0");
+	CHECK(printable("esc\x1b[2J") == "esc\\x1b[2J");
+	CHECK(printable("new\nline") == "new\\x0aline");
+	CHECK(printable("c1\xc2\x9b") == "c1\\xc2\\x9b");	// CSI as a C1 control
+	CHECK(printable("bad\xff") == "bad\\xff");
+	CHECK(printable("back\\slash") == "back\\\\slash");
+	CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");
+}
+
+TEST_CASE("rotation keeps the direct-I/O alignment")
+{
+	Plan plan;
+	plan.pool = MiB;
+	Worker w;
+	w.plan = &plan;
+	plan.dio_align = 512;
+	CHECK(rotation(w, 1) == 4096);
+	CHECK(rotation(w, 256) == 0);	// 1 MiB of 4 KiB places
+	plan.dio_align = 16384;
+	for (std::uint64_t io = 0; io < 200; io++)
+		CHECK(rotation(w, io) % 16384 == 0);
+	CHECK(rotation(w, 1) == 16384);
+	plan.dio_align = 2 * MiB;	// larger than the pool: no rotation, never a division by zero
+	CHECK(rotation(w, 7) == 0);
+}
+
+TEST_CASE("make_plan: sizes whose regions pass the largest offset are usage errors")
+{
+	char dir[] = "/tmp/sdb-test.XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	Options o;
+	o.op = Options::Op::write;
+	o.file = std::string(dir) + "/f";
+	o.threads = 3;
+	o.regions = true;
+	o.size = std::uint64_t{1} << 62;	// the third region starts at 8 EiB
+	Plan plan;
+	Error e = make_plan(o, plan);
+	CHECK(e.status == exit_usage);
+	CHECK(e.msg.find("past the largest possible file offset") != std::string::npos);
+	o.threads = 2;	// 2 x 4 EiB - 1 byte: the last offset still fits
+	o.size = (std::uint64_t{1} << 62) - 1;
+	o.block_size = 1;
+	Plan fits;
+	CHECK(make_plan(o, fits).msg.find("largest possible file offset") == std::string::npos);
+	CHECK(access(o.file.c_str(), F_OK) != 0);	// planning creates nothing
+	rmdir(dir);
+}
+
+TEST_CASE("read_mounts: mountinfo's octal escapes are undone")
+{
+	CHECK(unescape_mount_field("/mnt/with\\040space") == "/mnt/with space");
+	CHECK(unescape_mount_field("/a\\134b") == "/a\\b");
+	CHECK(unescape_mount_field("/plain") == "/plain");
+	bool root = false;
+	for (const Mount &m : read_mounts())
+		root = root || m.point == "/";
+	CHECK(root);
 }
 
 TEST_CASE("timeline: steps, rates and the cliff")
