@@ -415,6 +415,16 @@ std::string option_name(int c, int long_index)
 	return format("-%c", c);
 }
 
+Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
+{
+	auto v = parse_size(arg);
+	if (!v)
+		return usage_error("%s %s: invalid size (a positive number with an optional k, m, g or t suffix)",
+				   name.c_str(), arg);
+	size = *v;
+	return {};
+}
+
 Error set_option(Options &o, int c, const char *arg, const std::string &name)
 {
 	switch (c) {
@@ -428,14 +438,14 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case 'f': o.file = arg;
 		  if (o.file.empty()) return usage_error("%s: empty file name", name.c_str());
 		  break;
-	case 'b': case 's': {
-		auto v = parse_size(arg);
-		if (!v)
-			return usage_error("%s %s: invalid size (a positive number with an optional k, m, g or t suffix)",
-					   name.c_str(), arg);
-		(c == 'b' ? o.block_size : o.size) = *v;
+	case 'b':
+		if (Error e = set_size(o.block_size, arg, name))
+			return e;
 		break;
-	}
+	case 's':
+		if (Error e = set_size(o.size, arg, name))
+			return e;
+		break;
 	case 'j': {
 		auto v = parse_count(arg, 1, 4096);
 		if (!v) return usage_error("%s %s: threads must be a whole number from 1 to 4096", name.c_str(), arg);
@@ -481,11 +491,17 @@ Error check_combination(const Options &o)
 	if (o.quick) {
 		if (o.file.empty())
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
-		const char *fixed = o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r"
-			: o.random ? "-m" : o.block_size ? "-b" : o.threads != 1 ? "-j" : o.queue_depth != 1 ? "-q"
-			: o.direct ? "-D" : o.sync ? "-S" : o.cached ? "--cached" : o.timing ? "-T" : o.verbose ? "-v" : nullptr;
-		if (fixed)
-			return usage_error("--quick and %s: the quick suite sets its own tests", fixed);
+		const struct {
+			bool given;
+			const char *name;
+		} fixed[] = {
+			{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
+			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
+			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
+		};
+		for (const auto &f : fixed)
+			if (f.given)
+				return usage_error("--quick and %s: the quick suite sets its own tests", f.name);
 		return {};
 	}
 	if (o.cached && o.direct)
@@ -2586,36 +2602,48 @@ struct MemoryRates {
 	std::uint64_t bytes = 0;
 };
 
-// Rates of memset, memcpy and memmove over [src, src+bytes) and [dst, ...),
-// each repeated for at least min_seconds; with copy_only just memcpy.
-// dst needs 64 bytes beyond bytes (memmove shifts by a cache line).  The
-// fastest pass counts: it is a ceiling, and right after a run the mean of
-// the passes ranged 13-18 GiB/s where the fastest was 19 every time.  A
-// signal (through waiter) ends the timing early.
-MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, bool copy_only,
-			    const Waiter *waiter = nullptr)
+// The fastest pass of op over `bytes`, repeated for at least min_seconds:
+// it is a ceiling, and right after a run the mean of the passes ranged
+// 13-18 GiB/s where the fastest was 19 every time.  A signal (through
+// waiter) ends it early.
+template <typename Op>
+double best_rate(std::uint64_t bytes, double min_seconds, const Waiter *waiter, Op op)
+{
+	double best = 0;
+	std::int64_t start = now_ns(), now = start;
+	while (now - start < min_seconds * 1e9 || best == 0) {
+		if (waiter && waiter->interrupted())	// stop at once, not after every operation
+			return best;
+		std::int64_t before = now;
+		op();
+		now = now_ns();
+		best = std::max(best, rate(bytes, (now - before) / 1e9));
+	}
+	return best;
+}
+
+// memcpy from [src, src+bytes) to [dst, ...): the ceiling a read or write
+// that "moves" data through memory cannot beat.
+MemoryRates time_copy(char *src, char *dst, std::uint64_t bytes, double min_seconds)
 {
 	MemoryRates m;
 	m.bytes = bytes;
-	auto measure = [&](auto op) {
-		double best = 0;
-		std::int64_t start = now_ns(), now = start;
-		while (now - start < min_seconds * 1e9 || best == 0) {
-			if (waiter && waiter->interrupted())	// a signal: stop at once, not after every operation
-				return best;
-			std::int64_t before = now;
-			op();
-			now = now_ns();
-			best = std::max(best, rate(bytes, (now - before) / 1e9));
-		}
-		return best;
-	};
 	volatile char sink = 0;
-	m.memcpy_bps = measure([&] { std::memcpy(dst, src, bytes); sink = dst[1]; });
-	if (copy_only)
-		return m;
-	m.memset_bps = measure([&] { std::memset(src, static_cast<int>(sink), bytes); sink = src[bytes / 2]; });
-	m.memmove_bps = measure([&] { std::memmove(dst + 64, dst, bytes); sink = dst[65]; });
+	m.memcpy_bps = best_rate(bytes, min_seconds, nullptr, [&] { std::memcpy(dst, src, bytes); sink = dst[1]; });
+	return m;
+}
+
+// -T's three rates over [src, src+bytes) and [dst, ...); dst needs 64
+// bytes beyond bytes (memmove shifts by a cache line).
+MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, const Waiter *waiter)
+{
+	MemoryRates m;
+	m.bytes = bytes;
+	volatile char sink = 0;
+	m.memcpy_bps = best_rate(bytes, min_seconds, waiter, [&] { std::memcpy(dst, src, bytes); sink = dst[1]; });
+	m.memset_bps = best_rate(bytes, min_seconds, waiter,
+				 [&] { std::memset(src, static_cast<int>(sink), bytes); sink = src[bytes / 2]; });
+	m.memmove_bps = best_rate(bytes, min_seconds, waiter, [&] { std::memmove(dst + 64, dst, bytes); sink = dst[65]; });
 	return m;
 }
 
@@ -2659,7 +2687,7 @@ MemoryRates time_memory(std::uint64_t block_size, const Waiter *waiter = nullptr
 	Buffer a, b;
 	if (!a.allocate(bytes) || !b.allocate(bytes + 64))
 		return {};
-	return time_memory_ops(a.data(), b.data(), bytes, 0.2, false, waiter);
+	return time_memory_ops(a.data(), b.data(), bytes, 0.2, waiter);
 }
 
 // The cheap ceiling behind the "faster than memory" warning: memcpy of
@@ -2669,11 +2697,11 @@ MemoryRates copy_ceiling(Buffer &io)
 {
 	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), 0);
 	if (io.size() / 2 >= bytes + 64)
-		return time_memory_ops(io.data(), io.data() + io.size() / 2, bytes, 0.05, true);
+		return time_copy(io.data(), io.data() + io.size() / 2, bytes, 0.05);
 	Buffer scratch;
 	if (!scratch.allocate(2 * bytes + 64))
 		return {};
-	return time_memory_ops(scratch.data(), scratch.data() + bytes, bytes, 0.05, true);
+	return time_copy(scratch.data(), scratch.data() + bytes, bytes, 0.05);
 }
 
 struct Environment {
@@ -3020,11 +3048,15 @@ double all_running_seconds(const Report &r)
 }
 
 // CPU time of the whole process (all threads) during the run.
-double cpu_seconds(const RunResult &r, bool user)
+struct CpuTime {
+	double user = 0, system = 0;
+};
+
+CpuTime cpu_time(const RunResult &r)
 {
 	auto secs = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
-	return user ? secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime)
-		    : secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime);
+	return {secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime),
+		secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime)};
 }
 
 // Until the last I/O returned: the timeline stops here, because the final
@@ -3151,7 +3183,8 @@ void print_human(std::FILE *out, const Report &r)
 		if (!fell.empty())
 			std::fprintf(out, "%s\n", fell.c_str());
 	}
-	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu_seconds(*r.run, true), cpu_seconds(*r.run, false));
+	CpuTime cpu = cpu_time(*r.run);
+	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
 	if (r.run->interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
@@ -3274,7 +3307,7 @@ void print_json(std::FILE *out, const Report &r)
 			      bytes, ops, json_number(wall).c_str(), json_number(rate(bytes, wall)).c_str(),
 			      json_number(rate(ops, wall)).c_str());
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
-			      json_number(cpu_seconds(*r.run, true)).c_str(), json_number(cpu_seconds(*r.run, false)).c_str());
+			      json_number(cpu_time(*r.run).user).c_str(), json_number(cpu_time(*r.run).system).c_str());
 		doc += ",\n \"timeline\": [";
 		double io = io_seconds(r);
 		auto points = make_timeline(r.run->samples, io, bytes, timeline_step(io, mean_io_seconds(r), false));
@@ -3540,8 +3573,8 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 	return check_quick_size(q);
 }
 
-// Options for one test (or the layout) on the test file.
-Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, bool layout)
+// Options for one test on the test file.
+Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t)
 {
 	Options r;
 	r.op = t.write ? Options::Op::write : Options::Op::read;
@@ -3550,13 +3583,21 @@ Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, 
 	r.block_size = t.block_size;
 	r.threads = t.threads;
 	r.size = q.size / t.threads / t.block_size * t.block_size;
-	r.time_limit = layout ? 0 : o.time_limit > 0 ? o.time_limit : quick_default_seconds;
+	r.time_limit = o.time_limit > 0 ? o.time_limit : quick_default_seconds;
 	r.queue_depth = t.depth;
 	r.direct = q.direct;
 	r.random_buffer = true;
 	r.force = o.force;
 	r.json = o.json;
 	r.regions = true;
+	return r;
+}
+
+// The layout: one sequential pass of 1 MiB writes over the whole file.
+Options layout_options(const Options &o, const QuickFile &q)
+{
+	Options r = quick_options(o, q, {"layout", true, false, MiB, 1, 1});
+	r.time_limit = 0;
 	return r;
 }
 
@@ -3762,9 +3803,8 @@ int run_quick(const Options &opt, std::FILE *out)
 	}
 	// Check every rule a write must pass (--force, devices in use, sizes)
 	// before creating anything.
-	QuickTest layout{"layout", true, false, MiB, 1, 1};
 	Plan check;
-	Options layout_opt = quick_options(opt, q, layout, true);
+	Options layout_opt = layout_options(opt, q);
 	Error error = make_plan(layout_opt, check);
 	check.exclusive.reset();	// each test claims the device itself
 	if (!error)
@@ -3808,7 +3848,7 @@ int run_quick(const Options &opt, std::FILE *out)
 		for (unsigned i = 0; i < quick_repeats && !error && !interrupted; i++) {
 			QuickRun run;
 			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
-			Options run_opt = quick_options(opt, q, test, false);
+			Options run_opt = quick_options(opt, q, test);
 			run_opt.run_index = i;	// each repeat its own random order
 			error = quick_run(run_opt, q.created ? &q.id : nullptr, scope.waiter, label, run, warnings, interrupted,
 					  &ceiling);

@@ -670,8 +670,8 @@ TEST_CASE("copy-ceiling test shows the ceiling below the cache-sized copy on thi
 	REQUIRE(b.allocate(2 * small + 64));
 	double best_big = 0, best_small = 0;
 	for (int i = 0; i < 3; i++) {
-		best_small = std::max(best_small, time_memory_ops(b.data(), b.data() + small, small, 0.05, true).memcpy_bps);
-		best_big = std::max(best_big, time_memory_ops(a.data(), a.data() + big, big, 0.05, true).memcpy_bps);
+		best_small = std::max(best_small, time_copy(b.data(), b.data() + small, small, 0.05).memcpy_bps);
+		best_big = std::max(best_big, time_copy(a.data(), a.data() + big, big, 0.05).memcpy_bps);
 	}
 	MESSAGE(format("memcpy of %s: %s; of %s (the ceiling's size): %s", format_bytes(small).c_str(),
 		       format_rate(best_small).c_str(), format_bytes(big).c_str(), format_rate(best_big).c_str()));
