@@ -2679,6 +2679,18 @@ std::uint64_t copy_size(std::uint64_t llc, std::uint64_t available, std::uint64_
 	return std::min(bytes, std::max<std::uint64_t>(available / 8, MiB));
 }
 
+// A copy the last-level cache holds measures the cache: said when the
+// memory at hand (a cgroup, ulimit -v) allowed no larger one.
+std::vector<std::string> memory_warnings(const MemoryRates &m)
+{
+	std::uint64_t llc = last_level_cache();
+	if (m.bytes >= 4 * llc)
+		return {};
+	return {format("-T copied only %s (all the memory limit allows), less than 4 x the %s last-level cache: "
+		       "these are cache rates, above what memory sustains", format_bytes(m.bytes).c_str(),
+		       format_bytes(llc).c_str())};
+}
+
 // -T: the memory ceiling over copy_size() (the block size if larger), each
 // operation for at least 0.2 s.
 MemoryRates time_memory(std::uint64_t block_size, const Waiter *waiter = nullptr)
@@ -2922,9 +2934,9 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
 	for (auto &wk : s.workers) {
 		if (wk->eof_at)
-			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s asked for: %" PRIu64 " bytes read",
+			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s asked for (%s)",
 					   wk->target->path.c_str(), *wk->eof_at, format_bytes(wk->target->size).c_str(),
-					   wk->bytes));
+					   wk->passes > 1 ? "the file shrank during the run" : "the file is shorter than that"));
 		if (wk->cached_before >= 0 && wk->cached_before < 0.9)
 			w.push_back(format("%s: %.0f%% was in the page cache before this --cached run: the rest came from the device",
 					   wk->target->path.c_str(), wk->cached_before * 100));
@@ -3354,6 +3366,8 @@ int run_memory_only(const Options &opt, std::FILE *out)
 		print_error(runtime_error("-T: cannot allocate memory for the timing buffers"));
 		return exit_runtime;
 	}
+	r.warnings = memory_warnings(*r.memory);
+	emit_warnings(r.warnings);
 	opt.json ? print_json(out, r) : print_memory(out, *r.memory);
 	return exit_ok;
 }
@@ -3910,6 +3924,8 @@ int run_quick(const Options &opt, std::FILE *out)
 			error = runtime_error("-T: cannot allocate memory for the timing buffers");
 		else if (scope.waiter.received)
 			error = scope.waiter.interruption("while timing memory (-T)");
+		else
+			report.warnings = memory_warnings(*report.memory);
 	}
 	if (!error)
 		error = allocate_buffers(plan, buffers, scope.waiter, report.fill_seconds);
@@ -3919,6 +3935,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	}
 
 	std::vector<std::string> early = target_warnings(plan);
+	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
 	Execution ex;
 	execute(plan, buffers, scope.waiter, ex);

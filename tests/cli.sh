@@ -416,6 +416,20 @@ for opt in --help --version; do
 	"$sdb" $opt >/dev/full 2>/dev/null
 	check "$opt to a full stdout: exit 1" 1 "$?"
 done
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+	out=$( (ulimit -v 250000; "$sdb" -T --json) 2>/dev/null); rc=$?
+	check "-T under ulimit -v: the copy it could make, flagged as cache-sized" "0 true true" \
+		"$rc $(jq '.memory.bytes > 0 and .memory.memcpy > 0' <<<"$out") $(jq '.warnings | any(test("cache rates"))' <<<"$out")"
+fi
+"$sdb" -w -f shrink -s 64m -R >/dev/null 2>&1
+"$sdb" -r -f shrink -t 4 --json >shrink.json 2>/dev/null &
+pid=$!
+sleep 1
+truncate -s 10m shrink
+wait $pid
+check "a file that shrinks during -t: end of file, and why" true \
+	"$(jq '.warnings | any(test("shrink: end of file at offset [0-9]+, before the 64 MiB asked for \\(the file shrank"))' shrink.json)"
+rm -f shrink shrink.json
 esc=$'esc\033[2Jname'
 run -w -f "$esc" -s 4k
 contains "human report escapes control bytes in names" "$out" 'esc\x1b[2Jname'
