@@ -3516,7 +3516,7 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 	std::vector<std::string> w;
 	const char *op = is_write(plan.opt) ? "written" : "read";
 	if (v.measured && v.claimed && !v.verified)
-		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%): the rest likely came from %s", v.device.name.c_str(),
+		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
 				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
 				   v.causes.c_str()));
 	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);
@@ -4393,7 +4393,7 @@ std::string row_shortfall(const QuickRow &row)
 	double share = spread(row, delivered_of).median;
 	if (!row_counted(row) || share >= 0.9)
 		return "";
-	return format("%s: the device saw %.0f%% of the bytes claimed (median of %zu runs): the rest likely came from %s",
+	return format("%s: the device saw %.0f%% of the bytes claimed (median of %zu runs); likely causes: %s",
 		      row.test.name, share * 100, row.runs.size(), row.runs.back().causes.c_str());
 }
 
