@@ -14,10 +14,13 @@
 //                    step at each pass end, the final fdatasync
 //   8. the run       start barrier, sampler, progress line, signals
 //   9. extras        -T memory ceiling, -v environment, plausibility warnings
-//  10. report        human report and JSON
-//  11. execution     buffers, signal routing, execute(): one plan, start to end
-//  12. quick suite   --quick: six tests x three runs on one test file
-//  13. run(), main()
+//  10. verification  the block device under the target (sysfs), its
+//                    counters against the bytes claimed, holes before a
+//                    read, the link ceiling, and what limited the run
+//  11. report        human report and JSON
+//  12. execution     buffers, signal routing, execute(): one plan, start to end
+//  13. quick suite   --quick: six tests x three runs on one test file
+//  14. run(), main()
 // Start reading at run(); everything but main() has internal linkage so the
 // tests (tests/*.cpp include this file with SDB_NO_MAIN) can reach it.
 
@@ -48,6 +51,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/btrfs.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
 #include <linux/magic.h>
@@ -672,6 +677,18 @@ std::string sysfs(const std::string &path)
 std::string sysfs_dev(dev_t dev)
 {
 	return sysfs(format("/dev/block/%u:%u", major(dev), minor(dev)));
+}
+
+// The device node of a block device's sysfs directory, from its uevent's
+// DEVNAME (a dm device's is dm-N, not its /dev/mapper name).
+std::string device_node(const std::string &dir)
+{
+	std::ifstream uevent(dir + "/uevent");
+	std::string line;
+	while (std::getline(uevent, line))
+		if (line.rfind("DEVNAME=", 0) == 0)
+			return "/dev/" + line.substr(8);
+	return "/dev/" + dir.substr(dir.find_last_of('/') + 1);
 }
 
 std::string fs_name(std::uint32_t type)
@@ -1657,6 +1674,16 @@ std::int64_t now_ns()
 	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// CPU time of the calling thread, read before and after the timed phase
+// (never inside it): a thread on a CPU all the time was limited by it.
+std::int64_t thread_cpu_ns()
+{
+	timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
 const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
 
@@ -1799,6 +1826,7 @@ struct alignas(64) Worker {
 	std::uint64_t bytes = 0, ops = 0;
 	std::int64_t start_ns = 0, end_ns = 0;
 	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
+	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
 	int cpu = -1;
 	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
 	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
@@ -2338,6 +2366,7 @@ void finish_write(Worker &w)
 void timed_phase(Worker &w)
 {
 	const Options &o = w.plan->opt;
+	std::int64_t cpu_start = thread_cpu_ns();
 	w.start_ns = now_ns();
 	w.cpu = sched_getcpu();
 	bool queued = o.queue_depth > 1;
@@ -2352,6 +2381,7 @@ void timed_phase(Worker &w)
 	} else {
 		o.random ? io_loop<false, true>(w) : io_loop<false, false>(w);
 	}
+	w.cpu_ns = thread_cpu_ns() - cpu_start;
 }
 
 // ------------------------------------------------------------- 8. the run
@@ -2433,7 +2463,19 @@ struct RunResult {
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
 	std::uint64_t planned_bytes = 0;
+	std::vector<std::string> stat_files;	// the devices' counters (see verification)
+	std::vector<std::string> stats_before, stats_after;	// their lines at the barrier and at the end
 };
+
+// The block-layer counters of the devices under the target, as text: read
+// as the barrier opens and after the last thread ends, judged later.
+std::vector<std::string> read_stats(const std::vector<std::string> &files)
+{
+	std::vector<std::string> lines;
+	for (const std::string &f : files)
+		lines.push_back(read_line(f));
+	return lines;
+}
 
 std::uint64_t total_done(const Shared &s)
 {
@@ -2532,6 +2574,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
 		waiter.wait(100, r.interrupted);
+	r.stats_before = read_stats(r.stat_files);
 	getrusage(RUSAGE_SELF, &r.usage_before);
 	r.start_ns = now_ns();
 	s.gate.release();
@@ -2554,6 +2597,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 			next_draw = now + 250000000;
 		}
 	}
+	r.stats_after = read_stats(r.stat_files);	// every thread is done: after the final fdatasync
 	getrusage(RUSAGE_SELF, &r.usage_after);
 	if (drawn)
 		std::fprintf(stderr, "\r\033[K");
@@ -2896,6 +2940,8 @@ void fuse_warnings(const Plan &plan, std::vector<std::string> &w)
 	w.push_back(what);
 }
 
+std::string hollow_warning(const Plan &plan);	// verification, below
+
 // What the target is, said before the run starts (and kept for the report):
 // a user can stop a long run that cannot measure what it seems to.
 std::vector<std::string> target_warnings(const Plan &plan)
@@ -2904,6 +2950,8 @@ std::vector<std::string> target_warnings(const Plan &plan)
 	memory_target_warnings(plan, w);
 	direct_io_warnings(plan, w);
 	fuse_warnings(plan, w);
+	if (std::string hollow = hollow_warning(plan); !hollow.empty())
+		w.push_back(hollow);
 	return w;
 }
 
@@ -2954,7 +3002,588 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	return w;
 }
 
-// -------------------------------------------------------------- 10. report
+// --------------------------------------------------------- 10. verification
+
+// sdb checks what it claims against what the kernel's block layer saw: the
+// device under the target is found in sysfs (no root needed), its stat
+// counters are read as the barrier opens and after the last thread ends
+// (supervise()), and the verdict says what share of the claimed bytes
+// reached the device and what limited the run.
+
+// The most the link between host and device moves in one direction.
+struct Link {
+	std::string kind;		// "pcie", "sata" or "usb"
+	double bytes_per_second = 0;
+	std::string how;		// what the ceiling is made of, for -v
+};
+
+// The block device(s) whose counters stand for the target.
+struct Device {
+	std::string name, path;		// "vda", "/dev/vda"; several (btrfs): "sda+sdb", "/dev/sda /dev/sdb"
+	std::string alias;		// a dm device's own name ("vg-root")
+	std::vector<std::string> stats;	// the stat file of each device: their counters are summed
+	std::vector<std::string> slaves;	// what a dm or md device is made of (-v)
+	std::vector<std::string> disks;	// the whole disks at the bottom (-v)
+	std::string backing_file;	// a loop device's
+	std::optional<Link> link;
+	std::string reason;		// no device: why not (stats is empty)
+};
+
+std::string base_name(const std::string &path) { return path.substr(path.find_last_of('/') + 1); }
+
+std::string real_path(const std::string &path)
+{
+	char real[PATH_MAX];
+	return realpath(path.c_str(), real) ? std::string(real) : std::string();
+}
+
+// A directory's entries but . and .., sorted; none when it cannot be read.
+std::vector<std::string> dir_entries(const std::string &dir)
+{
+	std::vector<std::string> names;
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return names;
+	while (dirent *e = readdir(d))
+		if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, ".."))
+			names.push_back(e->d_name);
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	return names;
+}
+
+// A number that starts a sysfs value ("8.0 GT/s PCIe", "6.0 Gbps"), if it
+// is followed by unit.
+std::optional<double> leading_number(const std::string &s, std::string_view unit)
+{
+	char *end = nullptr;
+	double v = std::strtod(s.c_str(), &end);
+	if (end == s.c_str() || !(v > 0) || !std::isfinite(v) || std::string_view(end).substr(0, unit.size()) != unit)
+		return std::nullopt;
+	return v;
+}
+
+// PCIe (an NVMe drive's own function, or the controller of a SATA or USB
+// one): the transfer rate per lane times the lanes, less the line
+// encoding: 8b/10b up to 5 GT/s, 128b/130b from 8 GT/s (PCIe 3.0) on.
+std::optional<Link> pcie_link(const std::string &dir)
+{
+	std::string speed = read_line(dir + "/current_link_speed");
+	std::optional<unsigned> width = parse_count(read_line(dir + "/current_link_width"), 1, 64);
+	std::optional<double> gts = leading_number(speed, " GT/s");
+	if (!gts || !width)
+		return std::nullopt;
+	bool dense = *gts >= 8;
+	return Link{"pcie", *gts * 1e9 * *width * (dense ? 128.0 / 130 : 8.0 / 10) / 8,
+		    format("PCIe %g GT/s x%u, %s encoding", *gts, *width, dense ? "128b/130b" : "8b/10b")};
+}
+
+// SATA: the port's link speed (ataN: /sys/class/ata_link/linkN), 8b/10b.
+std::optional<Link> sata_link(const std::string &dir)
+{
+	unsigned port = 0;
+	char rest = 0;
+	if (std::sscanf(base_name(dir).c_str(), "ata%u%c", &port, &rest) != 1)
+		return std::nullopt;
+	std::string speed = read_line(sysfs(format("/class/ata_link/link%u/sata_spd", port)));
+	std::optional<double> gbps = leading_number(speed, " Gbps");
+	if (!gbps)
+		return std::nullopt;
+	return Link{"sata", *gbps * 1e9 * 0.8 / 8, format("SATA %g Gbps, 8b/10b encoding", *gbps)};
+}
+
+// USB: the device's speed in Mbit/s and the share of it bulk transfers
+// (what storage uses) can carry.
+std::optional<Link> usb_link(const std::string &dir)
+{
+	if (access((dir + "/devnum").c_str(), F_OK) != 0)
+		return std::nullopt;
+	struct Usable {
+		const char *speed;
+		double bytes_per_second;
+		const char *share;
+	};
+	static const Usable usable[] = {
+		{"12", 19 * 64 * 1000.0, "19 bulk packets of 64 bytes per 1 ms frame"},
+		{"480", 13 * 512 * 8000.0, "13 bulk packets of 512 bytes per 125 us microframe"},
+		{"5000", 5e9 * 8 / 10 / 8, "8b/10b encoding"},
+		{"10000", 10e9 * 128 / 132 / 8, "128b/132b encoding"},
+		{"20000", 20e9 * 128 / 132 / 8, "two lanes, 128b/132b encoding"},
+	};
+	std::string speed = read_line(dir + "/speed");
+	for (const Usable &u : usable)
+		if (speed == u.speed)
+			return Link{"usb", u.bytes_per_second, format("USB %s Mbit/s, usable: %s", u.speed, u.share)};
+	return std::nullopt;
+}
+
+// The link nearest the disk on its way up the device tree.
+std::optional<Link> link_above(std::string dir)
+{
+	std::string top = real_path(sysfs("/devices"));
+	while (!top.empty() && dir.size() > top.size() && dir.compare(0, top.size() + 1, top + "/") == 0) {
+		if (auto link = usb_link(dir))
+			return link;
+		if (auto link = sata_link(dir))
+			return link;
+		if (auto link = pcie_link(dir))
+			return link;
+		dir = dirname_of(dir);
+	}
+	return std::nullopt;
+}
+
+// An NVMe namespace with native multipathing sits under
+// /devices/virtual/nvme-subsystem/nvme-subsysN, away from its PCIe
+// function: its controller (the subsystem's nvmeN link) leads there.  With
+// two controllers the multipath policy picks the link: none is named.
+std::string nvme_controller(const std::string &disk)
+{
+	std::string subsystem = dirname_of(disk);
+	if (base_name(subsystem).rfind("nvme-subsys", 0) != 0)
+		return "";
+	std::vector<std::string> controllers;
+	for (const std::string &e : dir_entries(subsystem)) {
+		unsigned n = 0;
+		char rest = 0;
+		if (std::sscanf(e.c_str(), "nvme%u%c", &n, &rest) == 1)
+			controllers.push_back(real_path(subsystem + "/" + e));
+	}
+	return controllers.size() == 1 ? controllers[0] : "";
+}
+
+std::optional<Link> link_of(const std::string &disk)
+{
+	std::string controller = nvme_controller(disk);
+	return link_above(controller.empty() ? disk : controller);
+}
+
+// The whole disks at the bottom of a stack of dm and md devices (for a
+// partition, its disk), as sysfs directories.
+void bottom_disks(const std::string &dir, std::vector<std::string> &disks, unsigned depth = 0)
+{
+	std::vector<std::string> slaves = dir_entries(dir + "/slaves");
+	if (slaves.empty() || depth > 16) {
+		std::string disk = access((dir + "/partition").c_str(), F_OK) == 0 ? dirname_of(dir) : dir;
+		if (std::find(disks.begin(), disks.end(), disk) == disks.end())
+			disks.push_back(disk);
+		return;
+	}
+	for (const std::string &s : slaves) {
+		std::string below = real_path(dir + "/slaves/" + s);
+		if (!below.empty())
+			bottom_disks(below, disks, depth + 1);
+	}
+}
+
+// One block device, by its sysfs directory: a partition, dm or md device
+// counts as itself; the link is the one of the disk below, if one.
+Device device_at(const std::string &dir)
+{
+	Device d;
+	d.name = base_name(dir);
+	d.path = device_node(dir);
+	d.alias = read_line(dir + "/dm/name");
+	d.stats = {dir + "/stat"};
+	d.slaves = dir_entries(dir + "/slaves");
+	d.backing_file = read_line(dir + "/loop/backing_file");
+	std::vector<std::string> disks;
+	bottom_disks(dir, disks);
+	for (const std::string &disk : disks)
+		d.disks.push_back(base_name(disk));
+	if (disks.size() == 1)
+		d.link = link_of(disks[0]);
+	return d;
+}
+
+// The file system id of the btrfs holding path, as sysfs spells it
+// (/sys/fs/btrfs/FSID); "" when the ioctl fails.
+std::string btrfs_fsid(const std::string &path)
+{
+	Fd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+	btrfs_ioctl_fs_info_args info {};
+	if (!fd || ioctl(fd.get(), BTRFS_IOC_FS_INFO, &info) != 0)
+		return "";
+	const unsigned char *u = info.fsid;
+	return format("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+		      u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+// btrfs gives its files an anonymous st_dev: its devices are the ones
+// sysfs lists for the file system, and all of them together stand for it.
+Device btrfs_devices(const std::string &fsid)
+{
+	std::string dir = sysfs("/fs/btrfs/" + fsid + "/devices");
+	Device all;
+	for (const std::string &name : dir_entries(dir)) {
+		std::string real = real_path(dir + "/" + name);
+		if (real.empty())
+			continue;
+		Device d = device_at(real);
+		if (all.stats.empty()) {
+			all = d;
+			continue;
+		}
+		all.name += "+" + d.name;
+		all.path += " " + d.path;
+		all.stats.push_back(d.stats[0]);
+		all.slaves.insert(all.slaves.end(), d.slaves.begin(), d.slaves.end());
+		all.disks.insert(all.disks.end(), d.disks.begin(), d.disks.end());
+		all.backing_file.clear();
+		all.link.reset();	// which link carries what is the allocator's choice
+	}
+	if (all.stats.empty())
+		all.reason = format("btrfs %s: sysfs lists no devices", fsid.c_str());
+	return all;
+}
+
+bool network_fs(const std::string &type)
+{
+	for (const char *net : {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "afs", "virtiofs", "glusterfs"})
+		if (type == net)
+			return true;
+	return false;
+}
+
+// Why a file system's files have no block device to count their I/O.
+std::string no_device_reason(const Plan &plan)
+{
+	const std::string &path = plan.targets[0].path;
+	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);
+	if (network_fs(type))
+		return format("%s is on %s, a network file system: no local block device counts its I/O", path.c_str(),
+			      type.c_str());
+	if (fuse_fs(plan.fs_type))
+		return format("%s is on %s, a FUSE file system without a block device", path.c_str(), type.c_str());
+	return format("%s is on %s (device %u:%u), which has no block device in sysfs", path.c_str(), type.c_str(),
+		      major(plan.fs_dev), minor(plan.fs_dev));
+}
+
+// The device under the target: a block device itself, else the one of its
+// file system; or none, with the reason.
+Device find_device(const Plan &plan)
+{
+	const Target &t = plan.targets[0];
+	Device none;
+	if (t.kind == Kind::chr) {
+		none.reason = format("%s is a character device: no block layer counts its I/O", t.path.c_str());
+		return none;
+	}
+	if (t.kind != Kind::block && memory_fs(plan.fs_type)) {
+		none.reason = format("%s is on %s: files in memory, no block device", t.path.c_str(),
+				     fs_name(plan.fs_type).c_str());
+		return none;
+	}
+	if (t.kind != Kind::block && plan.fs_type == BTRFS_SUPER_MAGIC) {
+		std::string fsid = btrfs_fsid(t.kind == Kind::missing ? dirname_of(t.path) : t.path);
+		if (!fsid.empty())
+			return btrfs_devices(fsid);
+	}
+	std::string dir = real_path(sysfs_dev(plan.fs_dev));
+	if (!dir.empty() && access((dir + "/stat").c_str(), R_OK) == 0)
+		return device_at(dir);
+	none.reason = no_device_reason(plan);
+	return none;
+}
+
+// One line of a block device's stat file (Documentation/block/stat.rst):
+// reads, reads merged, sectors read, ms reading, writes, writes merged,
+// sectors written, ms writing, in flight, io_ticks (ms busy), then more
+// on newer kernels.  A sector is 512 bytes, whatever the device's own.
+struct DiskStat {
+	std::uint64_t reads = 0, read_sectors = 0, writes = 0, write_sectors = 0, io_ticks = 0;
+};
+
+std::optional<DiskStat> parse_disk_stat(const std::string &line)
+{
+	std::istringstream in(line);
+	std::uint64_t field[10];
+	std::string word;
+	for (std::uint64_t &f : field) {
+		if (!(in >> word) || word.size() > 20 || word.find_first_not_of("0123456789") != std::string::npos)
+			return std::nullopt;
+		errno = 0;
+		f = std::strtoull(word.c_str(), nullptr, 10);
+		if (errno == ERANGE)
+			return std::nullopt;
+	}
+	return DiskStat{field[0], field[2], field[4], field[6], field[9]};
+}
+
+// What the devices did between two readings: sectors summed over the
+// devices, the busy time of the busiest one.  Nothing when a reading is
+// missing or a counter went backwards (the device was reset or replaced).
+struct DiskDelta {
+	std::uint64_t reads = 0, read_bytes = 0, writes = 0, write_bytes = 0, busy_ms = 0;
+};
+
+std::optional<DiskDelta> disk_delta(const std::vector<std::string> &before, const std::vector<std::string> &after)
+{
+	if (before.empty() || before.size() != after.size())
+		return std::nullopt;
+	DiskDelta d;
+	for (std::size_t i = 0; i < before.size(); i++) {
+		std::optional<DiskStat> a = parse_disk_stat(before[i]), b = parse_disk_stat(after[i]);
+		if (!a || !b || b->reads < a->reads || b->read_sectors < a->read_sectors || b->writes < a->writes ||
+		    b->write_sectors < a->write_sectors || b->io_ticks < a->io_ticks)
+			return std::nullopt;
+		d.reads += b->reads - a->reads;
+		d.read_bytes += (b->read_sectors - a->read_sectors) * 512;
+		d.writes += b->writes - a->writes;
+		d.write_bytes += (b->write_sectors - a->write_sectors) * 512;
+		d.busy_ms = std::max(d.busy_ms, b->io_ticks - a->io_ticks);
+	}
+	return d;
+}
+
+// The bytes in fd's [start, end) that lie in unwritten extents (fallocate'd
+// space, which reads as zeros without I/O), from FIEMAP; 0 where the file
+// system has no FIEMAP.
+std::uint64_t unwritten_bytes(int fd, std::uint64_t start, std::uint64_t end)
+{
+	constexpr unsigned batch = 32;
+	alignas(fiemap) char space[sizeof(fiemap) + batch * sizeof(fiemap_extent)];
+	auto *map = reinterpret_cast<fiemap *>(space);
+	std::uint64_t unwritten = 0;
+	for (std::uint64_t at = start; at < end;) {
+		std::memset(space, 0, sizeof space);
+		map->fm_start = at;
+		map->fm_length = end - at;
+		map->fm_extent_count = batch;
+		if (ioctl(fd, FS_IOC_FIEMAP, map) != 0 || map->fm_mapped_extents == 0)
+			break;
+		std::uint64_t next = at;
+		bool last = false;
+		for (unsigned i = 0; i < map->fm_mapped_extents; i++) {
+			const fiemap_extent &e = map->fm_extents[i];
+			std::uint64_t lo = std::max<std::uint64_t>(e.fe_logical, at);
+			std::uint64_t hi = std::min<std::uint64_t>(e.fe_logical + e.fe_length, end);
+			if ((e.fe_flags & FIEMAP_EXTENT_UNWRITTEN) && hi > lo)
+				unwritten += hi - lo;
+			next = std::max<std::uint64_t>(next, e.fe_logical + e.fe_length);
+			last = last || (e.fe_flags & FIEMAP_EXTENT_LAST);
+		}
+		if (last || next <= at)
+			break;
+		at = next;
+	}
+	return unwritten;
+}
+
+// The bytes of [start, end) of a file that read as zeros without I/O:
+// holes (SEEK_DATA/SEEK_HOLE) and, in the data between them, unwritten
+// extents.  (ext4 already counts an unwritten extent as a hole here: each
+// byte is counted once either way.)
+std::uint64_t hollow_bytes(int fd, std::uint64_t start, std::uint64_t end)
+{
+	std::uint64_t hollow = 0;
+	for (std::uint64_t at = start; at < end;) {
+		off_t data = lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+		if (data < 0) {
+			if (errno == ENXIO)	// no data from here to the end of the file
+				hollow += end - at;
+			break;
+		}
+		std::uint64_t from = std::min(static_cast<std::uint64_t>(data), end);
+		hollow += from - at;
+		if (from >= end)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		std::uint64_t to = hole < 0 ? end : std::min(static_cast<std::uint64_t>(hole), end);
+		hollow += unwritten_bytes(fd, from, to);
+		if (to <= from)
+			break;
+		at = to;
+	}
+	return hollow;
+}
+
+// The share of what a read of the plan's files will cover that is holes
+// or unwritten extents; 0 for devices and writes.
+double hollow_share(const Plan &plan)
+{
+	if (is_write(plan.opt))
+		return 0;
+	std::uint64_t hollow = 0, covered = 0;
+	for (const Target &t : plan.targets) {
+		if (t.kind != Kind::file || t.existing <= t.base)
+			continue;
+		std::uint64_t end = t.base + std::min(t.size, t.existing - t.base);
+		Fd fd(open(t.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (t.follow ? 0 : O_NOFOLLOW)));
+		if (!fd)
+			continue;
+		hollow += hollow_bytes(fd.get(), t.base, end);
+		covered += end - t.base;
+	}
+	return covered ? static_cast<double>(hollow) / static_cast<double>(covered) : 0;
+}
+
+// SIZE as the command line takes it: 1073741824 -> "1g".
+std::string size_arg(std::uint64_t bytes)
+{
+	for (auto [unit, suffix] : {std::pair{GiB, 'g'}, std::pair{MiB, 'm'}, std::pair{KiB, 'k'}})
+		if (bytes >= unit && bytes % unit == 0)
+			return format("%" PRIu64 "%c", bytes / unit, suffix);
+	return std::to_string(bytes);
+}
+
+std::string rewrite_hint(const Plan &plan)
+{
+	return format("write it first: sdb -w -f %s -s %s -R (with --force for a file sdb did not make)",
+		      plan.opt.file.c_str(), size_arg(plan.targets[0].size).c_str());
+}
+
+// Before a read: holes and unwritten extents would be read as zeros by the
+// file system, and the device would never see those bytes.
+std::string hollow_warning(const Plan &plan)
+{
+	double share = hollow_share(plan);
+	if (share <= 0.01)
+		return "";
+	return format("%.0f%% of what this read covers is holes or unwritten (fallocate'd) extents: the file system "
+		      "returns zeros there without reading the device; %s", share * 100, rewrite_hint(plan).c_str());
+}
+
+// What a run's numbers are worth, against the device's counters.
+struct Verdict {
+	Device device;
+	bool measured = false;		// counters read at both ends
+	std::uint64_t claimed = 0;	// bytes the threads report
+	std::uint64_t bytes = 0;	// bytes the device saw in the test's direction
+	double delivered = 0;		// bytes / claimed
+	double busy = 0;		// io_ticks over the wall time, at most 1
+	std::string limit;		// "memory", "device", "link", "cpu", "latency" or "unknown"
+	std::string limit_why;		// the evidence, in words
+	bool verified = false;
+	std::string reason;		// why not verified ("" when it is)
+	std::string causes;		// delivered under 0.90: what may have served the rest
+};
+
+// The largest share of its own wall time a thread spent on a CPU, and
+// which thread.
+double busiest_thread(const Shared &s, unsigned &id)
+{
+	double most = 0;
+	for (auto &w : s.workers) {
+		double share = w->end_ns > w->start_ns ? static_cast<double>(w->cpu_ns) / (w->end_ns - w->start_ns) : 0;
+		if (share > most) {
+			most = share;
+			id = w->id;
+		}
+	}
+	return most;
+}
+
+// The first limit that applies: memory, device, link, cpu, latency;
+// unknown where no counters rule out the device, or where the device did
+// not see the bytes (its latency then says nothing about the rate).
+void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
+{
+	const Options &o = plan.opt;
+	unsigned id = 0;
+	double cpu = busiest_thread(s, id);
+	double moved = rate(v.measured ? v.bytes : v.claimed, seconds);
+	if (o.cached || on_memory_fs(plan)) {
+		v.limit = "memory";
+		v.limit_why = o.cached ? "the page cache, by request" : fs_name(plan.fs_type) + " keeps files in memory";
+	} else if (v.measured && v.busy >= 0.9) {
+		v.limit = "device";
+		v.limit_why = "busy for the whole run";
+	} else if (v.device.link && moved >= 0.9 * v.device.link->bytes_per_second) {
+		v.limit = "link";
+		v.limit_why = format("%s at most, %s: %s", format_rate(v.device.link->bytes_per_second).c_str(),
+				     v.device.link->how.c_str(), format_rate(moved).c_str());
+	} else if (cpu >= 0.9) {
+		v.limit = "cpu";
+		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
+	} else if (v.verified) {	// the device saw the bytes, was idle at times, and nothing else was full
+		v.limit = "latency";
+		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
+				     o.queue_depth == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s");
+	} else {
+		v.limit = "unknown";
+	}
+}
+
+bool compressing_fs(const Plan &plan)
+{
+	return plan.fs_type == BTRFS_SUPER_MAGIC || plan.fs_type == 0x2fc12fc1 || plan.fs_type == 0xf2f52010;
+}
+
+// What may have served the bytes the device did not see, for this target.
+std::string likely_causes(const Plan &plan, double hollow)
+{
+	const Options &o = plan.opt;
+	std::vector<std::string> c;
+	if (hollow > 0.01)
+		c.push_back(format("holes or unwritten extents (%.0f%% of the range: write it first with -w -R)", hollow * 100));
+	if (fuse_fs(plan.fs_type))
+		c.push_back("a FUSE cache (the daemon's own, or the page cache of its device)");
+	if (is_write(o) && !o.random_buffer)
+		c.push_back("compression or deduplication of the all-zero buffer (use -R)");
+	else if (compressing_fs(plan))
+		c.push_back("compression or deduplication by the file system");
+	if (!is_write(o))
+		c.push_back(o.direct ? "the page cache, where the file system turns O_DIRECT into buffered I/O"
+				     : "the page cache (pages it kept despite the eviction)");
+	else
+		c.push_back("a cache the final fdatasync did not reach");
+	std::string s;
+	for (const std::string &x : c)
+		s += (s.empty() ? "" : "; ") + x;
+	return s;
+}
+
+// Device bytes against claimed bytes, busy time, and the limit.  seconds:
+// the run's wall time, barrier to the last thread's end.
+Verdict judge(const Plan &plan, const Device &device, const Shared &s, const RunResult &r, double seconds)
+{
+	Verdict v;
+	v.device = device;
+	for (auto &w : s.workers)
+		v.claimed += w->bytes;
+	std::optional<DiskDelta> d = disk_delta(r.stats_before, r.stats_after);
+	if (plan.opt.cached) {
+		v.reason = "page cache by request (--cached)";
+	} else if (!device.reason.empty()) {
+		v.reason = device.reason;
+	} else if (!d) {
+		v.reason = format("the counters of %s could not be read at both ends", device.name.c_str());
+	} else {
+		v.measured = true;
+		v.bytes = is_write(plan.opt) ? d->write_bytes : d->read_bytes;
+		v.delivered = v.claimed ? static_cast<double>(v.bytes) / static_cast<double>(v.claimed) : 0;
+		v.busy = seconds > 0 ? std::min(1.0, d->busy_ms / 1e3 / seconds) : 0;
+		v.verified = v.claimed > 0 && v.delivered >= 0.9;
+		if (v.claimed == 0)
+			v.reason = "nothing was claimed";
+		else if (!v.verified)
+			v.reason = format("the device saw %.0f%% of the bytes claimed", v.delivered * 100);
+		if (!v.verified && v.claimed)
+			v.causes = likely_causes(plan, hollow_share(plan));
+	}
+	find_limit(plan, s, seconds, v);
+	return v;
+}
+
+// The warnings a verdict adds: too few bytes reached the device; or none
+// could be counted behind a FUSE or network file system, which caches.
+std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
+{
+	std::vector<std::string> w;
+	const char *op = is_write(plan.opt) ? "written" : "read";
+	if (v.measured && v.claimed && !v.verified)
+		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
+				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
+				   v.causes.c_str()));
+	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);
+	if (!v.measured && !plan.opt.cached && !v.device.reason.empty() && (fuse_fs(plan.fs_type) || network_fs(type)))
+		w.push_back(format("unverifiable: %s; its numbers may come from the %s's cache", v.device.reason.c_str(),
+				   fuse_fs(plan.fs_type) ? "FUSE daemon" : "client"));
+	return w;
+}
+
+// -------------------------------------------------------------- 11. report
 
 struct Point {
 	double t;
@@ -3034,6 +3663,7 @@ struct Report {
 	const RunResult *run = nullptr;
 	std::optional<MemoryRates> memory;
 	std::optional<Environment> env;
+	std::optional<Verdict> verdict;
 	double fill_seconds = -1;	// -R, for the header
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
@@ -3140,6 +3770,58 @@ void print_thread(std::FILE *out, const Worker &w, bool latency)
 			     format_ns(w.latency.max()).c_str());
 }
 
+// "limited by the device", with the evidence where it adds some.
+std::string describe_limit(const Verdict &v)
+{
+	if (v.limit == "unknown")
+		return "limit unknown";
+	std::string what = v.limit == "cpu" ? "the CPU" : v.limit == "device" || v.limit == "link" ? "the " + v.limit : v.limit;
+	if (v.limit == "device" || v.limit_why.empty())
+		return "limited by " + what;
+	return "limited by " + what + " (" + v.limit_why + ")";
+}
+
+// With -v: what the device is and what it sits on.
+void print_device_detail(std::FILE *out, const Device &d)
+{
+	if (d.stats.empty())
+		return;
+	std::string detail = d.path;
+	if (!d.alias.empty())
+		detail += " (" + d.alias + ")";
+	auto list = [](const std::vector<std::string> &v) {
+		std::string s;
+		for (const std::string &x : v)
+			s += (s.empty() ? "" : ", ") + x;
+		return s;
+	};
+	if (!d.slaves.empty())
+		detail += ", over " + list(d.slaves);
+	if (!(d.disks.size() == 1 && d.disks[0] == d.name))
+		detail += ", disk" + std::string(d.disks.size() == 1 ? " " : "s ") + list(d.disks);
+	if (!d.backing_file.empty())
+		detail += ", backing file " + printable(d.backing_file);
+	detail += d.link ? format(", link %s: %s", d.link->how.c_str(), format_rate(d.link->bytes_per_second).c_str())
+			 : ", no link ceiling in sysfs";
+	std::fprintf(out, "Device detail: %s\n", detail.c_str());
+}
+
+// The verdict in one line: what the device saw of the bytes claimed, how
+// busy it was, and what limited the run.
+void print_verdict(std::FILE *out, const Report &r)
+{
+	const Verdict &v = *r.verdict;
+	if (v.measured)
+		std::fprintf(out, "Device: %s, %s %s of %s claimed (%.0f%%), busy %.0f%%: %s\n", v.device.name.c_str(),
+			     format_bytes(v.bytes).c_str(), is_write(r.plan->opt) ? "written" : "read",
+			     format_bytes(v.claimed).c_str(), v.delivered * 100, v.busy * 100, describe_limit(v).c_str());
+	else
+		std::fprintf(out, "Device: %s%sunverifiable: %s; %s\n", v.device.name.c_str(),
+			     v.device.name.empty() ? "" : ", ", v.reason.c_str(), describe_limit(v).c_str());
+	if (r.env)
+		print_device_detail(out, v.device);
+}
+
 void print_human(std::FILE *out, const Report &r)
 {
 	const Plan &p = *r.plan;
@@ -3173,6 +3855,8 @@ void print_human(std::FILE *out, const Report &r)
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     wall, format_rate(rate(bytes, wall)).c_str(), rate(ops, wall), ops, format_bytes(bytes).c_str());
+	if (r.verdict)
+		print_verdict(out, r);
 	double io = io_seconds(r);
 	if (wall - io > 0.05 * wall && wall - io >= 0.01)
 		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", wall - io, wall,
@@ -3300,6 +3984,24 @@ std::string json_warnings(const std::vector<std::string> &warnings)
 	return s + "]";
 }
 
+std::string json_string_or_null(const std::string &s) { return s.empty() ? "null" : json_string(s); }
+
+std::string json_device(const Verdict &v)
+{
+	const Device &d = v.device;
+	std::string link = d.link ? format("{\"kind\": %s, \"bytes_per_second\": %s}", json_string(d.link->kind).c_str(),
+					   json_number(d.link->bytes_per_second).c_str())
+				  : "null";
+	return format("{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"busy\": %s, \"limit\": %s, "
+		      "\"link\": %s, \"verified\": %s, \"reason\": %s}",
+		      json_string_or_null(d.stats.empty() ? "" : d.name).c_str(),
+		      json_string_or_null(d.stats.empty() ? "" : d.path).c_str(),
+		      v.measured ? std::to_string(v.bytes).c_str() : "null",
+		      v.measured && v.claimed ? json_number(v.delivered).c_str() : "null",
+		      v.measured ? json_number(v.busy).c_str() : "null", json_string(v.limit).c_str(), link.c_str(),
+		      json_bool(v.verified).c_str(), json_string_or_null(v.reason).c_str());
+}
+
 void print_json(std::FILE *out, const Report &r)
 {
 	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
@@ -3320,6 +4022,8 @@ void print_json(std::FILE *out, const Report &r)
 			      json_number(rate(ops, wall)).c_str());
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
 			      json_number(cpu_time(*r.run).user).c_str(), json_number(cpu_time(*r.run).system).c_str());
+		if (r.verdict)
+			doc += ",\n \"device\": " + json_device(*r.verdict);
 		doc += ",\n \"timeline\": [";
 		double io = io_seconds(r);
 		auto points = make_timeline(r.run->samples, io, bytes, timeline_step(io, mean_io_seconds(r), false));
@@ -3339,7 +4043,7 @@ void print_json(std::FILE *out, const Report &r)
 	std::fputs(doc.c_str(), out);
 }
 
-// ------------------------------------------------------------ 11. execution
+// ------------------------------------------------------------ 12. execution
 
 // The first failed write to stdout: by the time main() looks, errno has
 // long moved on, so it is kept where the bytes leave, at each flush.
@@ -3443,6 +4147,7 @@ struct SignalScope {
 struct Execution {
 	Shared shared;
 	RunResult result;
+	Device device;			// whose counters check the run
 	Error error;
 };
 
@@ -3473,6 +4178,9 @@ void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, co
 	for (const Target &t : plan.targets)
 		ex.result.planned_bytes += t.size;
 	ex.shared.gate.wake_fd = waiter.wake_fd;
+	ex.device = find_device(plan);
+	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
+		ex.result.stat_files = ex.device.stats;
 	ex.error = start_workers(ex.shared, plan, buffers, args, threads);
 	supervise(ex.shared, plan, ex.result, waiter);
 	for (pthread_t th : threads)
@@ -3484,7 +4192,7 @@ void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, co
 		remove_created(ex.shared);
 }
 
-// ------------------------------------------------------- 12. the quick suite
+// ------------------------------------------------------- 13. the quick suite
 
 // sdb --quick: six fixed tests on one incompressible test file, each run
 // three times for -t seconds, reported as medians with their ranges.
@@ -3509,6 +4217,8 @@ constexpr double quick_default_seconds = 5;
 struct QuickRun {
 	double bytes_per_second = 0, iops = 0, seconds = 0;
 	Histogram latency;
+	double delivered = -1;		// the device's share of the bytes; -1: not counted
+	std::string causes;		// under 0.90: what may have served the rest
 };
 
 struct QuickRow {
@@ -3653,6 +4363,9 @@ Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, 
 	run.seconds = wall_seconds(report);
 	run.bytes_per_second = rate(bytes, run.seconds);
 	run.iops = rate(ops, run.seconds);
+	Verdict verdict = judge(plan, ex.device, ex.shared, ex.result, run.seconds);
+	run.delivered = verdict.measured && verdict.claimed ? verdict.delivered : -1;
+	run.causes = verdict.causes;
 	if (ceiling && !*ceiling && run.bytes_per_second > 1.0 * GiB)
 		*ceiling = copy_ceiling(*buffers[0]);
 	if (ceiling && *ceiling && (*ceiling)->memcpy_bps > 0 && run.bytes_per_second > (*ceiling)->memcpy_bps &&
@@ -3735,6 +4448,26 @@ Spread spread(const QuickRow &row, F value)
 double p99_of(const QuickRun &r) { return static_cast<double>(r.latency.percentile(0.99)); }
 double bps_of(const QuickRun &r) { return r.bytes_per_second; }
 double iops_of(const QuickRun &r) { return r.iops; }
+double delivered_of(const QuickRun &r) { return r.delivered; }
+
+// Every run of the row had the device's counters behind it.
+bool row_counted(const QuickRow &row)
+{
+	for (const QuickRun &r : row.runs)
+		if (r.delivered < 0)
+			return false;
+	return !row.runs.empty();
+}
+
+// A row whose median run reached the device with under 90% of its bytes.
+std::string row_shortfall(const QuickRow &row)
+{
+	double share = spread(row, delivered_of).median;
+	if (!row_counted(row) || share >= 0.9)
+		return "";
+	return format("%s: the device saw %.0f%% of the bytes claimed (median of %zu runs); likely causes: %s",
+		      row.test.name, share * 100, row.runs.size(), row.runs.back().causes.c_str());
+}
 
 void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, double per_test)
 {
@@ -3754,23 +4487,26 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 
 void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows)
 {
-	std::fprintf(out, "%-17s %10s %-23s %10s %-21s %11s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
-		     "p99 latency");
+	std::fprintf(out, "%-17s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
+		     "p99 latency", "Device");
 	for (const QuickRow &row : rows) {
-		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of);
+		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
 		std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
-		std::fprintf(out, "%-17s %10.2f %-23s %10.0f %-21s %11s%s\n", row.test.name, b.median / MiB,
+		std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
+		std::fprintf(out, "%-17s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.test.name, b.median / MiB,
 			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
-			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(),
+			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
+			     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
 			     row.runs.size() < quick_repeats ? format("  [%zu of %u runs]", row.runs.size(), quick_repeats).c_str() : "");
 	}
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
 {
-	Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of);
-	return format("{\"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %.0f}", json_number(b.*which).c_str(),
-		      json_number(i.*which).c_str(), l.*which);
+	Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
+	return format("{\"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %.0f, \"delivered\": %s}",
+		      json_number(b.*which).c_str(), json_number(i.*which).c_str(), l.*which,
+		      row_counted(row) ? json_number(d.*which).c_str() : "null");
 }
 
 void print_quick_json(std::FILE *out, const QuickFile &q, double per_test, const std::vector<QuickRow> &rows,
@@ -3791,9 +4527,11 @@ void print_quick_json(std::FILE *out, const QuickFile &q, double per_test, const
 			      json_spread(row, &Spread::max).c_str());
 		for (std::size_t i = 0; i < row.runs.size(); i++) {
 			const QuickRun &run = row.runs[i];
-			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s}",
+			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, "
+				      "\"delivered\": %s}",
 				      i ? ", " : "", json_number(run.seconds).c_str(), json_number(run.bytes_per_second).c_str(),
-				      json_number(run.iops).c_str(), json_latency(run.latency).c_str());
+				      json_number(run.iops).c_str(), json_latency(run.latency).c_str(),
+				      run.delivered >= 0 ? json_number(run.delivered).c_str() : "null");
 		}
 		doc += "]}";
 	}
@@ -3871,6 +4609,8 @@ int run_quick(const Options &opt, std::FILE *out)
 		}
 		if (rows.back().runs.empty())
 			rows.pop_back();
+		else if (std::string shortfall = row_shortfall(rows.back()); !shortfall.empty())
+			warnings.push_back(shortfall);
 	}
 
 	bool kept = opt.keep || !q.created;
@@ -3894,7 +4634,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	return interrupted ? scope.waiter.exit_status() : exit_ok;
 }
 
-// ------------------------------------------------------------ 13. run, main
+// ------------------------------------------------------------ 14. run, main
 
 // The program proper; returns the exit status.  Order: plan (every check
 // that needs no file to be touched), buffers, workers (prepare, barrier,
@@ -3951,8 +4691,12 @@ int run_quick(const Options &opt, std::FILE *out)
 	std::uint64_t bytes = total_done(shared);
 	if (!report.memory && !opt.cached && rate(bytes, wall_seconds(report)) > 1.0 * GiB)
 		report.memory = copy_ceiling(*buffers[0]);	// only when a rate looks suspicious
-	if (ran_any(shared))	// no warnings about a run that never happened
+	if (ran_any(shared)) {	// no warnings about a run that never happened
+		report.verdict = judge(plan, ex.device, shared, result, wall_seconds(report));
 		report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
+		for (std::string &w : verdict_warnings(plan, *report.verdict))
+			report.warnings.push_back(std::move(w));
+	}
 	if (!opt.timing)
 		report.memory.reset();
 	emit_warnings(report.warnings);
