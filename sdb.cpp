@@ -628,7 +628,6 @@ struct Target {
 struct Plan {
 	Options opt;
 	std::uint64_t block_size = 0;
-	std::uint64_t buffer_size = 0;	// bytes per I/O buffer (a slot's, at queue depth > 1)
 	std::uint64_t slot_stride = 0;	// from one slot's buffer to the next: whole pages
 	std::uint64_t pool = 0;		// -R writes of small blocks: random bytes to rotate through
 	unsigned buffers = 0;		// one shared for writes, one per thread for reads
@@ -1392,16 +1391,16 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	std::uint64_t largest = 0;
 	for (const Target &t : plan.targets)
 		largest = std::max(largest, t.size);
-	plan.buffer_size = std::min(plan.block_size, largest);
+	std::uint64_t buffer_size = std::min(plan.block_size, largest);	// one I/O's
 	if (plan.dio_align)
-		plan.buffer_size = (plan.buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
+		buffer_size = (buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
 	// Reads need a buffer per thread and I/O in flight; so do -R writes,
 	// whose blocks are stamped before they go.  Those also start at a
 	// rotating place in 1 MiB of random bytes when blocks are small, so that
 	// a compression record (ZFS, btrfs: 128 KiB) never holds one block twice.
 	bool shared = is_write(opt) && !opt.random_buffer;
 	plan.pool = is_write(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
-	plan.slot_stride = (plan.buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
+	plan.slot_stride = (buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
 	plan.buffers = shared ? 1 : opt.threads;
 	plan.slots = shared ? 1 : opt.queue_depth;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
@@ -1814,8 +1813,11 @@ struct Slot {
 	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here
 };
 
+struct Gate;
+
 struct alignas(64) Worker {
 	unsigned id = 0;
+	Gate *gate = nullptr;		// the start barrier
 	const Target *target = nullptr;
 	const Plan *plan = nullptr;
 	char *buffer = nullptr;
@@ -2426,29 +2428,25 @@ struct Gate {
 	}
 };
 
+// The workers of one run, their threads and the barrier they start at.
 struct Shared {
 	Gate gate;
 	std::vector<std::unique_ptr<Worker>> workers;
-};
-
-struct WorkerArgs {
-	Worker *worker;
-	Gate *gate;
+	std::vector<pthread_t> threads;	// those that started
 };
 
 void *worker_main(void *arg)
 {
-	auto *a = static_cast<WorkerArgs *>(arg);
-	Worker &w = *a->worker;
+	Worker &w = *static_cast<Worker *>(arg);
 	w.error = prepare(w);
 	if (w.error)
 		g_stop.store(true, std::memory_order_relaxed);
-	a->gate->arrive();
+	w.gate->arrive();
 	if (!w.error && !g_stop.load())
 		timed_phase(w);
 	if (w.fd >= 0)
 		close(w.fd);
-	a->gate->leave();
+	w.gate->leave();
 	return nullptr;
 }
 
@@ -2462,10 +2460,40 @@ struct RunResult {
 	std::vector<Sample> samples;
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
-	std::uint64_t planned_bytes = 0;
 	std::vector<std::string> stat_files;	// the devices' counters (see verification)
 	std::vector<std::string> stats_before, stats_after;	// their lines at the barrier and at the end
 };
+
+// What a run adds up to, computed once after it (add_up) and read by every
+// report: the human one, the JSON, the verdict, the quick suite.
+struct Totals {
+	std::uint64_t bytes = 0, ops = 0;
+	double wall = 0;	// barrier to the last thread's end, its final fdatasync included
+	double io = 0;		// barrier to the last I/O's return: the timeline stops here, since
+				// a final fdatasync moves no bytes of its own and would read as 0 B/s
+	double together = 0;	// barrier to the first thread's last I/O: all threads running
+	double longest_io = 0;	// the longest mean time of one I/O among the threads
+};
+
+Totals add_up(const Shared &s, std::int64_t start_ns)
+{
+	Totals t;
+	std::int64_t last_end = start_ns, last_io = start_ns, first_io = INT64_MAX;
+	for (auto &w : s.workers) {
+		t.bytes += w->bytes;
+		t.ops += w->ops;
+		std::int64_t io_end = w->loop_end_ns ? w->loop_end_ns : w->end_ns;
+		last_end = std::max(last_end, w->end_ns);
+		last_io = std::max(last_io, io_end);
+		first_io = std::min(first_io, io_end);
+		if (w->ops)
+			t.longest_io = std::max(t.longest_io, (w->end_ns - w->start_ns) / 1e9 / static_cast<double>(w->ops));
+	}
+	t.wall = (last_end - start_ns) / 1e9;
+	t.io = (last_io - start_ns) / 1e9;
+	t.together = first_io == INT64_MAX ? 0 : (first_io - start_ns) / 1e9;
+	return t;
+}
 
 // The block-layer counters of the devices under the target, as text: read
 // as the barrier opens and after the last thread ends, judged later.
@@ -2485,15 +2513,24 @@ std::uint64_t total_done(const Shared &s)
 	return sum;
 }
 
+// All the bytes a run is to move: the end the progress line counts to.
+std::uint64_t planned_bytes(const Plan &plan)
+{
+	std::uint64_t sum = 0;
+	for (const Target &t : plan.targets)
+		sum += t.size;
+	return sum;
+}
+
 // The live status line: only to a terminal, never with --json.
-void draw_progress(const RunResult &r, const Plan &plan, std::uint64_t bytes, double elapsed)
+void draw_progress(const Plan &plan, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
 	double eta;
 	if (plan.opt.time_limit > 0)
 		eta = std::max(0.0, plan.opt.time_limit - elapsed);
 	else
-		eta = bps > 0 ? static_cast<double>(r.planned_bytes - std::min(bytes, r.planned_bytes)) / bps : 0;
+		eta = bps > 0 ? static_cast<double>(planned_bytes(plan) - std::min(bytes, planned_bytes(plan))) / bps : 0;
 	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", plan.label.c_str(), format_bytes(bytes).c_str(),
 		     format_rate(bps).c_str(), elapsed, eta);
 	std::fflush(stderr);
@@ -2592,7 +2629,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		next_sample += tick;
 		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
 		if (tty && now >= next_draw) {
-			draw_progress(r, plan, r.samples.back().bytes, r.samples.back().t);
+			draw_progress(plan, r.samples.back().bytes, r.samples.back().t);
 			drawn = true;
 			next_draw = now + 250000000;
 		}
@@ -2603,12 +2640,10 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		std::fprintf(stderr, "\r\033[K");
 }
 
-Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers,
-		    std::vector<WorkerArgs> &args, std::vector<pthread_t> &threads)
+Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers)
 {
 	unsigned n = plan.opt.threads;
 	s.gate.workers = n;
-	args.resize(n);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * KiB);
@@ -2618,12 +2653,12 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 		w->plan = &plan;
 		w->target = &plan.targets[i];
 		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
-		args[i] = {w.get(), &s.gate};
+		w->gate = &s.gate;
 		s.workers.push_back(std::move(w));
 	}
 	for (unsigned i = 0; i < n; i++) {
 		pthread_t th;
-		int err = pthread_create(&th, &attr, worker_main, &args[i]);
+		int err = pthread_create(&th, &attr, worker_main, s.workers[i].get());
 		if (err) {
 			pthread_attr_destroy(&attr);
 			g_stop.store(true);
@@ -2633,7 +2668,7 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 				s.gate.poke();
 			return sys_error(err, "cannot start thread %u of %u", i + 1, n);
 		}
-		threads.push_back(th);
+		s.threads.push_back(th);
 	}
 	pthread_attr_destroy(&attr);
 	return {};
@@ -3534,15 +3569,26 @@ std::string likely_causes(const Plan &plan, double hollow)
 	return s;
 }
 
+// One run of a plan (see execute()): workers prepare, the barrier opens,
+// the main thread supervises until the last worker is done.
+struct Execution {
+	Shared shared;
+	RunResult result;
+	Totals totals;			// added up once, after the run
+	Device device;			// whose counters check the run
+	Error error;
+};
+
 // Device bytes against claimed bytes, busy time, and the limit.  seconds:
 // the run's wall time, barrier to the last thread's end.
-Verdict judge(const Plan &plan, const Device &device, const Shared &s, const RunResult &r, double seconds)
+Verdict judge(const Plan &plan, const Execution &ex)
 {
+	const Device &device = ex.device;
+	const double seconds = ex.totals.wall;
 	Verdict v;
 	v.device = device;
-	for (auto &w : s.workers)
-		v.claimed += w->bytes;
-	std::optional<DiskDelta> d = disk_delta(r.stats_before, r.stats_after);
+	v.claimed = ex.totals.bytes;
+	std::optional<DiskDelta> d = disk_delta(ex.result.stats_before, ex.result.stats_after);
 	if (plan.opt.cached) {
 		v.reason = "page cache by request (--cached)";
 	} else if (!device.reason.empty()) {
@@ -3562,7 +3608,7 @@ Verdict judge(const Plan &plan, const Device &device, const Shared &s, const Run
 		if (!v.verified && v.claimed)
 			v.causes = likely_causes(plan, hollow_share(plan));
 	}
-	find_limit(plan, s, seconds, v);
+	find_limit(plan, ex.shared, seconds, v);
 	return v;
 }
 
@@ -3657,10 +3703,11 @@ std::string cliff(const std::vector<Point> &points)
 		      format_rate(last).c_str());
 }
 
+// What the reports print: the plan, and its execution once it ran (none
+// for -T alone).
 struct Report {
 	const Plan *plan = nullptr;
-	const Shared *shared = nullptr;
-	const RunResult *run = nullptr;
+	const Execution *ex = nullptr;
 	std::optional<MemoryRates> memory;
 	std::optional<Environment> env;
 	std::optional<Verdict> verdict;
@@ -3668,26 +3715,6 @@ struct Report {
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
 };
-
-// The longest mean time of one I/O among the threads.
-double mean_io_seconds(const Report &r)
-{
-	double longest = 0;
-	for (auto &w : r.shared->workers)
-		if (w->ops)
-			longest = std::max(longest, (w->end_ns - w->start_ns) / 1e9 / static_cast<double>(w->ops));
-	return longest;
-}
-
-// Until every thread was still running: a thread that is done lowers the
-// aggregate rate without anything having slowed down.
-double all_running_seconds(const Report &r)
-{
-	std::int64_t end = INT64_MAX;
-	for (auto &w : r.shared->workers)
-		end = std::min(end, w->loop_end_ns ? w->loop_end_ns : w->end_ns);
-	return end == INT64_MAX ? 0 : (end - r.run->start_ns) / 1e9;
-}
 
 // CPU time of the whole process (all threads) during the run.
 struct CpuTime {
@@ -3699,24 +3726,6 @@ CpuTime cpu_time(const RunResult &r)
 	auto secs = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
 	return {secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime),
 		secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime)};
-}
-
-// Until the last I/O returned: the timeline stops here, because the final
-// fdatasync moves no bytes of its own and would read as a rate of zero.
-double io_seconds(const Report &r)
-{
-	std::int64_t end = r.run->start_ns;
-	for (auto &w : r.shared->workers)
-		end = std::max(end, w->loop_end_ns ? w->loop_end_ns : w->end_ns);
-	return (end - r.run->start_ns) / 1e9;
-}
-
-double wall_seconds(const Report &r)
-{
-	std::int64_t end = r.run->start_ns;
-	for (auto &w : r.shared->workers)
-		end = std::max(end, w->end_ns);
-	return (end - r.run->start_ns) / 1e9;
 }
 
 std::string describe_run(const Plan &p)
@@ -3837,34 +3846,30 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
 			     r.fill_seconds, format_rate(rate(filled, r.fill_seconds)).c_str());
 	}
-	for (auto &w : r.shared->workers)
+	const Totals &t = r.ex->totals;
+	for (auto &w : r.ex->shared.workers)
 		if (w->cached_before >= 0)
 			std::fprintf(out, "Cached before the run: %.0f%% of %s%s\n", w->cached_before * 100,
 				     w->target->path.c_str(), o.threads > 1 ? format(" (thread %u)", w->id).c_str() : "");
-	for (auto &w : r.shared->workers)
+	for (auto &w : r.ex->shared.workers)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", printable(w->target->path).c_str(),
 				     format_bytes(w->target->size).c_str());
-	std::uint64_t bytes = 0, ops = 0;
-	for (auto &w : r.shared->workers) {
+	for (auto &w : r.ex->shared.workers)
 		print_thread(out, *w, o.random);
-		bytes += w->bytes;
-		ops += w->ops;
-	}
-	double wall = wall_seconds(r);
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
-			     wall, format_rate(rate(bytes, wall)).c_str(), rate(ops, wall), ops, format_bytes(bytes).c_str());
+			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
+			     format_bytes(t.bytes).c_str());
 	if (r.verdict)
 		print_verdict(out, r);
-	double io = io_seconds(r);
-	if (wall - io > 0.05 * wall && wall - io >= 0.01)
-		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", wall - io, wall,
+	if (t.wall - t.io > 0.05 * t.wall && t.wall - t.io >= 0.01)
+		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", t.wall - t.io, t.wall,
 			     o.direct ? "the device flushing its write cache"
 				      : "what the page cache held when the last write returned");
-	double step = timeline_step(io, mean_io_seconds(r), true);
-	if (wall >= 2 && io >= 2 * step) {
-		auto points = make_timeline(r.run->samples, io, bytes, step);
+	double step = timeline_step(t.io, t.longest_io, true);
+	if (t.wall >= 2 && t.io >= 2 * step) {
+		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, step);
 		double lo = points[0].bytes_per_second, hi = lo;
 		for (const Point &pt : points) {
 			lo = std::min(lo, pt.bytes_per_second);
@@ -3872,16 +3877,15 @@ void print_human(std::FILE *out, const Report &r)
 		}
 		std::fprintf(out, "Timeline: %s  min %s, max %s\n", sparkline(points, lo, hi).c_str(),
 			     format_rate(lo).c_str(), format_rate(hi).c_str());
-		double together = all_running_seconds(r);
-		while (!points.empty() && points.back().t > together + step / 2)
+		while (!points.empty() && points.back().t > t.together + step / 2)
 			points.pop_back();
 		std::string fell = cliff(points);
 		if (!fell.empty())
 			std::fprintf(out, "%s\n", fell.c_str());
 	}
-	CpuTime cpu = cpu_time(*r.run);
+	CpuTime cpu = cpu_time(r.ex->result);
 	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
-	if (r.run->interrupted)
+	if (r.ex->result.interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
 
@@ -4005,28 +4009,23 @@ std::string json_device(const Verdict &v)
 void print_json(std::FILE *out, const Report &r)
 {
 	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
-	if (r.plan) {
+	if (r.plan && r.ex) {
+		const Totals &t = r.ex->totals;
 		doc += ",\n \"options\": " + json_options(*r.plan);
 		doc += ",\n \"threads\": [";
-		std::uint64_t bytes = 0, ops = 0;
-		for (std::size_t i = 0; i < r.shared->workers.size(); i++) {
-			const Worker &w = *r.shared->workers[i];
-			doc += (i ? ",\n  " : "\n  ") + json_thread(w);
-			bytes += w.bytes;
-			ops += w.ops;
-		}
-		double wall = wall_seconds(r);
+		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
+			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
 		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
 			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s}",
-			      bytes, ops, json_number(wall).c_str(), json_number(rate(bytes, wall)).c_str(),
-			      json_number(rate(ops, wall)).c_str());
-		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}",
-			      json_number(cpu_time(*r.run).user).c_str(), json_number(cpu_time(*r.run).system).c_str());
+			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
+			      json_number(rate(t.ops, t.wall)).c_str());
+		CpuTime cpu = cpu_time(r.ex->result);
+		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
+			      json_number(cpu.system).c_str());
 		if (r.verdict)
 			doc += ",\n \"device\": " + json_device(*r.verdict);
 		doc += ",\n \"timeline\": [";
-		double io = io_seconds(r);
-		auto points = make_timeline(r.run->samples, io, bytes, timeline_step(io, mean_io_seconds(r), false));
+		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false));
 		for (std::size_t i = 0; i < points.size(); i++)
 			doc += format("%s{\"t\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
 				      json_number(points[i].t).c_str(), json_number(points[i].bytes_per_second).c_str());
@@ -4039,7 +4038,7 @@ void print_json(std::FILE *out, const Report &r)
 	doc += ",\n \"warnings\": " + json_warnings(r.warnings);
 	if (!r.error.empty())
 		doc += ",\n \"error\": " + json_string(r.error);
-	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.run && r.run->interrupted).c_str());
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.ex && r.ex->result.interrupted).c_str());
 	std::fputs(doc.c_str(), out);
 }
 
@@ -4142,15 +4141,6 @@ struct SignalScope {
 	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
 };
 
-// One run of a plan: workers prepare, the barrier opens, the main thread
-// supervises until the last worker is done.
-struct Execution {
-	Shared shared;
-	RunResult result;
-	Device device;			// whose counters check the run
-	Error error;
-};
-
 // What to show when a run ends in an error: results if any I/O was timed.
 bool ran_any(const Shared &s)
 {
@@ -4173,21 +4163,18 @@ void remove_created(const Shared &s)
 
 void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter, Execution &ex)
 {
-	std::vector<WorkerArgs> args;
-	std::vector<pthread_t> threads;
-	for (const Target &t : plan.targets)
-		ex.result.planned_bytes += t.size;
 	ex.shared.gate.wake_fd = waiter.wake_fd;
 	ex.device = find_device(plan);
 	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
 		ex.result.stat_files = ex.device.stats;
-	ex.error = start_workers(ex.shared, plan, buffers, args, threads);
+	ex.error = start_workers(ex.shared, plan, buffers);
 	supervise(ex.shared, plan, ex.result, waiter);
-	for (pthread_t th : threads)
+	for (pthread_t th : ex.shared.threads)
 		pthread_join(th, nullptr);
 	for (auto &w : ex.shared.workers)
 		if (!ex.error && w->error)
 			ex.error = w->error;
+	ex.totals = add_up(ex.shared, ex.result.start_ns);
 	if (!ran_any(ex.shared))
 		remove_created(ex.shared);
 }
@@ -4350,20 +4337,12 @@ Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, 
 	Execution ex;
 	execute(plan, buffers, waiter, ex);
 	interrupted = ex.result.interrupted;
-	Report report;
-	report.plan = &plan;
-	report.shared = &ex.shared;
-	report.run = &ex.result;
-	std::uint64_t bytes = 0, ops = 0;
-	for (auto &w : ex.shared.workers) {
-		bytes += w->bytes;
-		ops += w->ops;
+	for (auto &w : ex.shared.workers)
 		run.latency.merge(w->latency);
-	}
-	run.seconds = wall_seconds(report);
-	run.bytes_per_second = rate(bytes, run.seconds);
-	run.iops = rate(ops, run.seconds);
-	Verdict verdict = judge(plan, ex.device, ex.shared, ex.result, run.seconds);
+	run.seconds = ex.totals.wall;
+	run.bytes_per_second = rate(ex.totals.bytes, run.seconds);
+	run.iops = rate(ex.totals.ops, run.seconds);
+	Verdict verdict = judge(plan, ex);
 	run.delivered = verdict.measured && verdict.claimed ? verdict.delivered : -1;
 	run.causes = verdict.causes;
 	if (ceiling && !*ceiling && run.bytes_per_second > 1.0 * GiB)
@@ -4679,20 +4658,18 @@ int run_quick(const Options &opt, std::FILE *out)
 	emit_warnings(early);
 	Execution ex;
 	execute(plan, buffers, scope.waiter, ex);
-	Shared &shared = ex.shared;
-	RunResult &result = ex.result;
+	const Shared &shared = ex.shared;
+	const RunResult &result = ex.result;
 	error = ex.error;
 
 	report.plan = &plan;
-	report.shared = &shared;
-	report.run = &result;
+	report.ex = &ex;
 	if (opt.verbose)
 		report.env = describe(plan, *buffers[0]);
-	std::uint64_t bytes = total_done(shared);
-	if (!report.memory && !opt.cached && rate(bytes, wall_seconds(report)) > 1.0 * GiB)
+	if (!report.memory && !opt.cached && rate(ex.totals.bytes, ex.totals.wall) > 1.0 * GiB)
 		report.memory = copy_ceiling(*buffers[0]);	// only when a rate looks suspicious
 	if (ran_any(shared)) {	// no warnings about a run that never happened
-		report.verdict = judge(plan, ex.device, shared, result, wall_seconds(report));
+		report.verdict = judge(plan, ex);
 		report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
 		for (std::string &w : verdict_warnings(plan, *report.verdict))
 			report.warnings.push_back(std::move(w));

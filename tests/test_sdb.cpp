@@ -903,8 +903,7 @@ TEST_CASE("parse_disk_stat: the kernel's lines of every age, and odd ones")
 
 // A finished run of one thread: bytes claimed, wall and CPU time.
 struct FakeRun {
-	Shared shared;
-	RunResult run;
+	Execution ex;
 	FakeRun(std::uint64_t bytes, double seconds, double cpu_seconds, const std::string &before, const std::string &after)
 	{
 		auto w = std::make_unique<Worker>();
@@ -912,12 +911,20 @@ struct FakeRun {
 		w->start_ns = 1000;
 		w->end_ns = 1000 + static_cast<std::int64_t>(seconds * 1e9);
 		w->cpu_ns = static_cast<std::int64_t>(cpu_seconds * 1e9);
-		shared.workers.push_back(std::move(w));
-		run.start_ns = 1000;
-		run.stats_before = {before};
-		run.stats_after = {after};
+		ex.shared.workers.push_back(std::move(w));
+		ex.result.start_ns = 1000;
+		ex.result.stats_before = {before};
+		ex.result.stats_after = {after};
+		ex.totals = add_up(ex.shared, ex.result.start_ns);
 	}
 };
+
+// The verdict on a fake run, as seen through the device d.
+Verdict judged(const Plan &p, const Device &d, FakeRun &run)
+{
+	run.ex.device = d;
+	return judge(p, run.ex);
+}
 
 TEST_CASE("judge: delivered, busy and the first limit that applies")
 {
@@ -928,7 +935,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	d.stats = {"/sys/block/sda/stat"};
 	// 1 GiB read in 2 s: 2097152 sectors; busy 1.96 s of 2.
 	FakeRun busy(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1960");
-	Verdict v = judge(p, d, busy.shared, busy.run, 2);
+	Verdict v = judged(p, d, busy);
 	CHECK(v.measured);
 	CHECK(v.verified);
 	CHECK(v.bytes == GiB);
@@ -938,16 +945,16 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	CHECK(v.reason == "");
 
 	FakeRun idle(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1000");
-	CHECK(judge(p, d, idle.shared, idle.run, 2).limit == "latency");
+	CHECK(judged(p, d, idle).limit == "latency");
 	d.link = Link{"sata", 530e6, "SATA 6 Gbps"};	// 512 MiB/s against 530 MB/s
-	CHECK(judge(p, d, idle.shared, idle.run, 2).limit == "link");
+	CHECK(judged(p, d, idle).limit == "link");
 	d.link.reset();
 	FakeRun cpu(GiB, 2, 1.9, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1000");
-	CHECK(judge(p, d, cpu.shared, cpu.run, 2).limit == "cpu");
+	CHECK(judged(p, d, cpu).limit == "cpu");
 
 	// A tenth reached the device: not verified, and no claim about latency.
 	FakeRun hollow(GiB, 2, 0.5, "0 0 0 0 0 0 0 0 0 0", "1 0 209715 0 0 0 0 0 0 100");
-	Verdict h = judge(p, d, hollow.shared, hollow.run, 2);
+	Verdict h = judged(p, d, hollow);
 	CHECK_FALSE(h.verified);
 	CHECK(h.delivered == doctest::Approx(0.1));
 	CHECK(h.reason == "the device saw 10% of the bytes claimed");
@@ -956,7 +963,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	CHECK(verdict_warnings(p, h).size() == 1);
 
 	p.opt.cached = true;
-	Verdict c = judge(p, d, busy.shared, busy.run, 2);
+	Verdict c = judged(p, d, busy);
 	CHECK_FALSE(c.measured);
 	CHECK_FALSE(c.verified);
 	CHECK(c.reason == "page cache by request (--cached)");
@@ -964,7 +971,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	p.opt.cached = false;
 
 	FakeRun unread(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "");
-	Verdict u = judge(p, d, unread.shared, unread.run, 2);
+	Verdict u = judged(p, d, unread);
 	CHECK_FALSE(u.verified);
 	CHECK(u.reason == "the counters of sda could not be read at both ends");
 	CHECK(u.limit == "unknown");
@@ -972,7 +979,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 
 	p.opt.op = Options::Op::write;	// writes count the sectors written
 	FakeRun wrote(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "0 0 0 0 9 0 2097160 0 0 1990");
-	Verdict w = judge(p, d, wrote.shared, wrote.run, 2);
+	Verdict w = judged(p, d, wrote);
 	CHECK(w.bytes == GiB + 8 * 512);
 	CHECK(w.verified);
 	CHECK(json_device(w) == "{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
