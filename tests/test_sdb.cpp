@@ -301,7 +301,7 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 	plan.block_size = 4096;
 	plan.targets.push_back(Target{path, Kind::file, 0, 65536, 65536});
 	Buffer buffer;
-	REQUIRE(buffer.allocate(4 * 4096));
+	REQUIRE_FALSE(buffer.allocate(4 * 4096));
 	Worker w;
 	w.plan = &plan;
 	w.target = &plan.targets[0];
@@ -666,8 +666,8 @@ TEST_CASE("copy-ceiling test shows the ceiling below the cache-sized copy on thi
 	}
 	std::uint64_t big = copy_size(llc, available_memory(), 0), small = llc / 2;
 	Buffer a, b;
-	REQUIRE(a.allocate(2 * big + 64));
-	REQUIRE(b.allocate(2 * small + 64));
+	REQUIRE_FALSE(a.allocate(2 * big + 64));
+	REQUIRE_FALSE(b.allocate(2 * small + 64));
 	double best_big = 0, best_small = 0;
 	for (int i = 0; i < 3; i++) {
 		best_small = std::max(best_small, time_copy(b.data(), b.data() + small, small, 0.05).memcpy_bps);
