@@ -52,20 +52,18 @@ DISK_BYTES=$(to_bytes "$DISK_SIZE")
 
 # ---- tools ------------------------------------------------------------------
 
-need() {	# need TOOL PACKAGE: install from Debian if missing and we can
+# need TOOL PACKAGE: a benchmark installs nothing; it says what is missing
+# and where it comes from (Debian package names).
+need() {
 	command -v "$1" >/dev/null && return 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		say "bench: $1 missing, installing Debian package $2"
-		apt-get install -y "$2" >&2 ||
-			{ apt-get update >&2 && apt-get install -y "$2" >&2; }
-	fi
-	command -v "$1" >/dev/null
+	say "bench: $1 is missing: install it (Debian: apt-get install $2)"
+	return 1
 }
 
 need jq jq || die "jq is needed to read the JSON reports"
 need dd coreutils || die "dd is needed"
 HAVE_FIO=1
-need fio fio || { HAVE_FIO=0; say "bench: fio not available: its columns will be n/a"; }
+need fio fio || { HAVE_FIO=0; say "bench: without fio its columns will be n/a"; }
 
 make -C "$ROOT" sdb >&2 || { [ -x "$SDB" ] || die "cannot build sdb"; say "bench: build failed, using the existing $SDB"; }
 
