@@ -179,12 +179,15 @@ fail() {	# fail TOOL STATUS: log the cause, print n/a
 }
 
 # sdb_run iops|bps ARGS...: sdb --json, the tool's own totals and CPU use.
+# Its warnings are shown: one says when a --cached read found the file
+# less than 90% cached, i.e. a page-cache row partly measured the disk.
 sdb_run() {
 	local metric=$1 out rc
 	shift
 	out=$("$SDB" --json "$@" 2>"$LOG")
 	rc=$?
 	[ $rc = 0 ] || { fail sdb $rc; return; }
+	grep '^sdb: warning' "$LOG" | sed 's/^/    /' >&2
 	jq -r --arg m "$metric" '
 		(if $m == "iops" then .total.iops else .total.bytes_per_second end) as $v |
 		((.cpu.user_seconds + .cpu.system_seconds) / .total.ops * 1e6) as $c |
