@@ -68,19 +68,20 @@ DISK_BYTES=$(to_bytes "$DISK_SIZE")
 #          more with the CPU per I/O of the same runs; limit: the sdb/limit column
 #   label  the row's label (sdb line) or the peer's name
 #   run    a shell command, evaluated at run time, that prints "VALUE CPU" or n/a
-# The page-cache cases come first: the O_DIRECT ones evict the file.  They pass
-# --cached to sdb (which otherwise evicts before a read and per pass of -t) and
-# --invalidate=0 to fio (which otherwise drops the cache); loop drops nothing.
+# The page-cache cases warm the cache before every run (others on the machine
+# may evict it), and pass --cached to sdb (which otherwise evicts before a
+# read and per pass of -t) and --invalidate=0 to fio (which otherwise drops
+# the cache); loop drops nothing.
 # The start case runs BENCH_STARTS times, through hyperfine when installed.
 CASES=$(cat <<'EOF'
-rand_cached | IOPS  | sdb  | sdb      | 4k rand read, page cache, 1 thread     | sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
-rand_cached | IOPS  | fio  | peer     | fio psync                              | fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
-rand_cached | IOPS  | loop | limit    | loop                                   | loop_run iops -r -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" "$F"
-seq_cached  | GiB/s | sdb  | sdb      | 1m seq read, page cache, 1 thread      | sdb_run bps -r --cached -b 1m -s "$CACHE_SIZE" -t "$SECS" -f "$F"
-seq_cached  | GiB/s | fio  | peer     | fio psync                              | fio_run bps read --filename="$F" --rw=read --bs=1m --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
-seq_cached  | GiB/s | loop | limit    | loop                                   | loop_run bps -r -b 1m -s "$CACHE_SIZE" -t "$SECS" "$F"
-scale       | IOPS  | j1   | peer     | sdb -j 1                               | sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
-scale       | IOPS  | j2   | sdb      | 4k rand read, page cache, -j 2 vs -j 1 | sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -j 2 -f "$F"
+rand_cached | IOPS  | sdb  | sdb      | 4k rand read, page cache, 1 thread     | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+rand_cached | IOPS  | fio  | peer     | fio psync                              | warm; fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
+rand_cached | IOPS  | loop | limit    | loop                                   | warm; loop_run iops -r -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" "$F"
+seq_cached  | GiB/s | sdb  | sdb      | 1m seq read, page cache, 1 thread      | warm; sdb_run bps -r --cached -b 1m -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+seq_cached  | GiB/s | fio  | peer     | fio psync                              | warm; fio_run bps read --filename="$F" --rw=read --bs=1m --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
+seq_cached  | GiB/s | loop | limit    | loop                                   | warm; loop_run bps -r -b 1m -s "$CACHE_SIZE" -t "$SECS" "$F"
+scale       | IOPS  | j1   | peer     | sdb -j 1                               | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+scale       | IOPS  | j2   | sdb      | 4k rand read, page cache, -j 2 vs -j 1 | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -j 2 -f "$F"
 seq_read    | GiB/s | sdb  | sdb      | 1m seq read, O_DIRECT, disk            | sdb_run bps -r -D -b 1m -s "$DISK_SIZE" -f "$F"
 seq_read    | GiB/s | fio  | peer     | fio psync                              | fio_run bps read --filename="$F" --rw=read --bs=1m --ioengine=psync --direct=1 --size="$DISK_BYTES"
 seq_read    | GiB/s | dd   | peer     | dd                                     | dd_run if="$F" of=/dev/null bs=1M count=$((DISK_BYTES >> 20)) iflag=direct
@@ -242,6 +243,12 @@ wall_run() {
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.6f -\n", d / 1e6 }'
 }
 
+# warm: read the page-cache cases' working set, so that every one of their runs
+# starts from the same cache (read twice: the second pass finds it all).
+warm() {
+	"$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null && "$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null
+}
+
 # ---- running a case -------------------------------------------------------------
 
 RES=$DIR/results
@@ -387,8 +394,6 @@ say "== preparing $DIR: $DISK_SIZE of pseudo-random data in $F and $W"
 "$LOOP" -w -D -y -F -b 16m -s "$DISK_SIZE" "$F" >/dev/null || die "cannot write $F"
 "$LOOP" -w -D -y -b 16m -s "$DISK_SIZE" "$W" >/dev/null || die "cannot write $W"
 for i in $(seq 0 31); do ln "$F" "$F.$i" || die "cannot link $F.$i"; done
-# Warm the page cache for the cached cases (read twice: the second pass finds it all).
-"$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null && "$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null
 
 for case in "${CASE_ORDER[@]}"; do
 	if [ "$case" = start ]; then run_start; else run_case "$case" "$PAIRS"; fi
@@ -409,7 +414,7 @@ start-up; the limit is the minimal loop, bench/loop.c (start-up: /bin/true), whi
 tool can beat by much: sdb/limit near 1 means sdb adds nothing measurable to the I/O
 itself.  n/a = the tool refused or failed (see its message above); - = no such column.
 Every tool used the same file and block size:
-- page cache: first $CACHE_SIZE of one file, read twice beforehand; ${SECS} s per run; sdb --cached,
+- page cache: first $CACHE_SIZE of one file, read twice before every run; ${SECS} s per run; sdb --cached,
   fio psync invalidate=0 (its default buffer and fadvise settings), loop = bench/loop.c
   (one pread per block, xorshift offsets, page-aligned buffer, 2 MiB-aligned
   MADV_HUGEPAGE from 256 KiB up).  -j 2 reads two hard links to the same file.
