@@ -112,7 +112,9 @@ while IFS='|' read -r c u t r l cmd; do
 	T_CASE+=("$c") T_UNIT+=("$(trim "$u")") T_TOOL+=("$(trim "$t")")
 	T_ROLE+=("$(trim "$r")") T_LABEL+=("$(trim "$l")") T_RUN+=("$(trim "$cmd")")
 done <<<"$CASES"
-[ ${#CASE_ORDER[@]} -gt 0 ] || die "BENCH_CASES names no case of the table"
+for c in ${BENCH_CASES:-}; do
+	[[ " ${CASE_ORDER[*]} " == *" $c "* ]] || die "BENCH_CASES: no case $c in the table"
+done
 
 # lines CASE [ROLE...]: the table's indexes of CASE's lines (with one of the
 # roles, if given), in table order.
