@@ -4,10 +4,16 @@
 # A benchmark, not a test: it never fails on a slow result, it prints a table.
 # Every case runs each tool on the same file, with the same block size, the
 # same duration (or the same bytes) and the same cache state, alternating the
-# tools A B C A B C ... BENCH_PAIRS times, and reports the median of each tool
-# and the ratio sdb/peer next to the goal from issue 6.
+# tools A B C A B C ... BENCH_PAIRS times, and reports the median of each tool,
+# the ratio sdb/peer and the ratio sdb/limit, where the limit is the minimal
+# loop (bench/loop.c; /bin/true for start-up): what no tool can beat here.
 #
-#   make bench            or    sh bench/run.sh        (from the repo root)
+# The map: CASES (the one table: a case is its lines there, nothing else) ->
+# tools and scratch files -> one run of one tool (sdb_run, fio_run, ...) ->
+# run_case (alternates a case's tools) -> median -> print_table and
+# print_runs (both read CASES) -> main.
+#
+#   make bench            or    bash bench/run.sh      (from the repo root)
 #
 # Environment:
 #   BENCH_PAIRS=3         rounds of alternated runs per case
@@ -15,6 +21,7 @@
 #   BENCH_CACHE_SIZE=1g   working set of the page-cache cases
 #   BENCH_DISK_SIZE=4g    test file of the on-disk cases (one pass = one run)
 #   BENCH_STARTS=20       runs of the start-up case
+#   BENCH_CASES=          the cases to run, e.g. "rand_cached seq_read" (default all)
 #   BENCH_DIR=            scratch parent (default /var/tmp, else the repo's
 #                         parent; never a memory-backed file system)
 #
@@ -50,22 +57,92 @@ CACHE_BYTES=$(to_bytes "$CACHE_SIZE")
 DISK_BYTES=$(to_bytes "$DISK_SIZE")
 [ "$CACHE_BYTES" -le "$DISK_BYTES" ] || die "BENCH_CACHE_SIZE must not exceed BENCH_DISK_SIZE"
 
+# ---- the cases ------------------------------------------------------------------
+#
+# One line per tool of a case, in the order the tools alternate; fields:
+#   case   name of the case (results, the raw listing, BENCH_CASES)
+#   unit   how its values print: IOPS, GiB/s, s, ms
+#   tool   name of the tool's results within the case
+#   role   sdb: the one measured (its label names the case's rows);
+#          peer: one row of the table, sdb/peer; peer+cpu: that row and one
+#          more with the CPU per I/O of the same runs; limit: the sdb/limit column
+#   label  the row's label (sdb line) or the peer's name
+#   run    a shell command, evaluated at run time, that prints "VALUE CPU" or n/a
+# The page-cache cases warm the cache before every run (others on the machine
+# may evict it), and pass --cached to sdb (which otherwise evicts before a
+# read and per pass of -t) and --invalidate=0 to fio (which otherwise drops
+# the cache); loop drops nothing.
+# The start case runs BENCH_STARTS times, through hyperfine when installed.
+CASES=$(cat <<'EOF'
+rand_cached | IOPS  | sdb  | sdb      | 4k rand read, page cache, 1 thread     | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+rand_cached | IOPS  | fio  | peer     | fio psync                              | warm; fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
+rand_cached | IOPS  | loop | limit    | loop                                   | warm; loop_run iops -r -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" "$F"
+seq_cached  | GiB/s | sdb  | sdb      | 1m seq read, page cache, 1 thread      | warm; sdb_run bps -r --cached -b 1m -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+seq_cached  | GiB/s | fio  | peer     | fio psync                              | warm; fio_run bps read --filename="$F" --rw=read --bs=1m --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
+seq_cached  | GiB/s | loop | limit    | loop                                   | warm; loop_run bps -r -b 1m -s "$CACHE_SIZE" -t "$SECS" "$F"
+scale       | IOPS  | j1   | peer     | sdb -j 1                               | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
+scale       | IOPS  | j2   | sdb      | 4k rand read, page cache, -j 2 vs -j 1 | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -j 2 -f "$F"
+seq_read    | GiB/s | sdb  | sdb      | 1m seq read, O_DIRECT, disk            | sdb_run bps -r -D -b 1m -s "$DISK_SIZE" -f "$F"
+seq_read    | GiB/s | fio  | peer     | fio psync                              | fio_run bps read --filename="$F" --rw=read --bs=1m --ioengine=psync --direct=1 --size="$DISK_BYTES"
+seq_read    | GiB/s | dd   | peer     | dd                                     | dd_run if="$F" of=/dev/null bs=1M count=$((DISK_BYTES >> 20)) iflag=direct
+seq_read    | GiB/s | loop | limit    | loop                                   | loop_run bps -r -D -b 1m -s "$DISK_SIZE" "$F"
+seq_write   | GiB/s | sdb  | sdb      | 1m seq write, O_DIRECT, disk           | sdb_run bps -w -D -R --force -b 1m -s "$DISK_SIZE" -f "$W"
+seq_write   | GiB/s | fio  | peer     | fio psync                              | fio_run bps write --filename="$W" --rw=write --bs=1m --ioengine=psync --direct=1 --size="$DISK_BYTES" --end_fsync=1
+seq_write   | GiB/s | dd   | peer     | dd                                     | dd_run if=/dev/zero of="$W" bs=1M count=$((DISK_BYTES >> 20)) oflag=direct conv=notrunc,fdatasync
+seq_write   | GiB/s | loop | limit    | loop                                   | loop_run bps -w -D -y -b 1m -s "$DISK_SIZE" "$W"
+rand_j32    | IOPS  | sdb  | sdb      | 4k rand read, O_DIRECT, -j 32          | sdb_run iops -r -D -m rand -b 4k -j 32 -t "$SECS" -f "$F"
+rand_j32    | IOPS  | fio  | peer+cpu | fio numjobs=32                         | fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --direct=1 --numjobs=32 --group_reporting --size="$DISK_BYTES" --time_based --runtime="$SECS"
+rand_q32    | IOPS  | sdb  | sdb      | 4k rand read, O_DIRECT, -q 32          | sdb_run iops -r -D -m rand -b 4k -q 32 -t "$SECS" -f "$F"
+rand_q32    | IOPS  | fio  | peer+cpu | fio io_uring QD32                      | fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --size="$DISK_BYTES" --time_based --runtime="$SECS"
+quick       | s     | sdb  | sdb      | quick check -w -b 64m -s 256m -D -S    | rm -f "$Q"; sync; wall_run "$SDB" -w -f "$Q" -b 64m -s 256m -D -S
+quick       | s     | fio  | peer     | fio same job                           | rm -f "$Q"; sync; wall_run fio --name=quick --filename="$Q" --rw=write --bs=64m --size=256m --direct=1 --sync=1 --end_fsync=1
+start       | ms    | sdb  | sdb      | start-up: sdb -V                       | wall_run "$SDB" -V
+start       | ms    | fio  | peer     | fio --version                          | wall_run fio --version
+start       | ms    | true | limit    | /bin/true                              | wall_run /bin/true
+EOF
+)
+
+# The table as parallel arrays, one index per line; CASE_ORDER lists each case once.
+T_CASE=() T_UNIT=() T_TOOL=() T_ROLE=() T_LABEL=() T_RUN=() CASE_ORDER=()
+trim() { local x=${1#"${1%%[![:space:]]*}"}; printf '%s' "${x%"${x##*[![:space:]]}"}"; }
+while IFS='|' read -r c u t r l cmd; do
+	c=$(trim "$c")
+	case " ${BENCH_CASES:-$c} " in *" $c "*) ;; *) continue ;; esac
+	[ "${CASE_ORDER[*]: -1}" = "$c" ] || CASE_ORDER+=("$c")
+	T_CASE+=("$c") T_UNIT+=("$(trim "$u")") T_TOOL+=("$(trim "$t")")
+	T_ROLE+=("$(trim "$r")") T_LABEL+=("$(trim "$l")") T_RUN+=("$(trim "$cmd")")
+done <<<"$CASES"
+for c in ${BENCH_CASES:-}; do
+	[[ " ${CASE_ORDER[*]} " == *" $c "* ]] || die "BENCH_CASES: no case $c in the table"
+done
+
+# lines CASE [ROLE...]: the table's indexes of CASE's lines (with one of the
+# roles, if given), in table order.
+lines() {
+	local c=$1 i r
+	shift
+	for i in "${!T_CASE[@]}"; do
+		[ "${T_CASE[i]}" = "$c" ] || continue
+		[ $# = 0 ] && { echo "$i"; continue; }
+		for r in "$@"; do [ "${T_ROLE[i]}" = "$r" ] && echo "$i"; done
+	done
+}
+
 # ---- tools ------------------------------------------------------------------
 
-need() {	# need TOOL PACKAGE: install from Debian if missing and we can
+# need TOOL PACKAGE: a benchmark installs nothing; it says what is missing
+# and where it comes from (Debian package names).
+need() {
 	command -v "$1" >/dev/null && return 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		say "bench: $1 missing, installing Debian package $2"
-		apt-get install -y "$2" >&2 ||
-			{ apt-get update >&2 && apt-get install -y "$2" >&2; }
-	fi
-	command -v "$1" >/dev/null
+	say "bench: $1 is missing: install it (Debian: apt-get install $2)"
+	return 1
 }
 
 need jq jq || die "jq is needed to read the JSON reports"
 need dd coreutils || die "dd is needed"
+need column bsdextrautils || die "column is needed to print the table"
 HAVE_FIO=1
-need fio fio || { HAVE_FIO=0; say "bench: fio not available: its columns will be n/a"; }
+need fio fio || { HAVE_FIO=0; say "bench: without fio its columns will be n/a"; }
 
 make -C "$ROOT" sdb >&2 || { [ -x "$SDB" ] || die "cannot build sdb"; say "bench: build failed, using the existing $SDB"; }
 
@@ -105,12 +182,15 @@ fail() {	# fail TOOL STATUS: log the cause, print n/a
 }
 
 # sdb_run iops|bps ARGS...: sdb --json, the tool's own totals and CPU use.
+# Its warnings are shown: one says when a --cached read found the file
+# less than 90% cached, i.e. a page-cache row partly measured the disk.
 sdb_run() {
 	local metric=$1 out rc
 	shift
 	out=$("$SDB" --json "$@" 2>"$LOG")
 	rc=$?
 	[ $rc = 0 ] || { fail sdb $rc; return; }
+	grep '^sdb: warning' "$LOG" | sed 's/^/    /' >&2
 	jq -r --arg m "$metric" '
 		(if $m == "iops" then .total.iops else .total.bytes_per_second end) as $v |
 		((.cpu.user_seconds + .cpu.system_seconds) / .total.ops * 1e6) as $c |
@@ -123,8 +203,7 @@ sdb_run() {
 fio_run() {
 	local metric=$1 dir=$2 out rc
 	shift 2
-	[ $HAVE_FIO = 1 ] || { echo n/a; return; }
-	out=$(fio --output-format=json "$@" 2>"$LOG")
+	out=$(fio --output-format=json --name=bench "$@" 2>"$LOG")
 	rc=$?
 	[ $rc = 0 ] || { fail fio $rc; return; }
 	sed -n '/^{/,$p' <<<"$out" | jq -r --arg m "$metric" --arg d "$dir" '
@@ -166,98 +245,62 @@ wall_run() {
 	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.6f -\n", d / 1e6 }'
 }
 
-# ---- the cases: one function per (case, tool) -----------------------------------
-
-R="--invalidate=0"	# fio: keep the page cache warm (its default is to drop it)
-
-c_rand_cached_sdb()  { sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"; }
-c_rand_cached_fio()  { fio_run iops read --name=rand_cached --filename="$F" --rw=randread --bs=4k \
-				--ioengine=psync $R --size="$CACHE_BYTES" --time_based --runtime="$SECS"; }
-c_rand_cached_loop() { loop_run iops -r -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" "$F"; }
-
-c_seq_cached_sdb()   { sdb_run bps -r --cached -b 1m -s "$CACHE_SIZE" -t "$SECS" -f "$F"; }
-c_seq_cached_fio()   { fio_run bps read --name=seq_cached --filename="$F" --rw=read --bs=1m \
-				--ioengine=psync $R --size="$CACHE_BYTES" --time_based --runtime="$SECS"; }
-c_seq_cached_loop()  { loop_run bps -r -b 1m -s "$CACHE_SIZE" -t "$SECS" "$F"; }
-
-c_scale_j2() { sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -j 2 -f "$F"; }
-c_scale_j1() { c_rand_cached_sdb; }
-
-c_seq_read_sdb()  { sdb_run bps -r -D -b 1m -s "$DISK_SIZE" -f "$F"; }
-c_seq_read_fio()  { fio_run bps read --name=seq_read --filename="$F" --rw=read --bs=1m \
-			--ioengine=psync --direct=1 --size="$DISK_BYTES"; }
-c_seq_read_dd()   { dd_run if="$F" of=/dev/null bs=1M count=$((DISK_BYTES >> 20)) iflag=direct; }
-c_seq_read_loop() { loop_run bps -r -D -b 1m -s "$DISK_SIZE" "$F"; }
-
-c_seq_write_sdb()  { sdb_run bps -w -D -R -b 1m -s "$DISK_SIZE" -f "$W"; }
-c_seq_write_fio()  { fio_run bps write --name=seq_write --filename="$W" --rw=write --bs=1m \
-			--ioengine=psync --direct=1 --size="$DISK_BYTES" --end_fsync=1; }
-c_seq_write_dd()   { dd_run if=/dev/zero of="$W" bs=1M count=$((DISK_BYTES >> 20)) \
-			oflag=direct conv=notrunc,fdatasync; }
-c_seq_write_loop() { loop_run bps -w -D -y -b 1m -s "$DISK_SIZE" "$W"; }
-
-c_rand_j32_sdb() { sdb_run iops -r -D -m rand -b 4k -j 32 -t "$SECS" -f "$F"; }
-c_rand_j32_fio() { fio_run iops read --name=rand_j32 --filename="$F" --rw=randread --bs=4k \
-			--ioengine=psync --direct=1 --numjobs=32 --group_reporting \
-			--size="$DISK_BYTES" --time_based --runtime="$SECS"; }
-
-c_rand_q32_sdb() { sdb_run iops -r -D -m rand -b 4k -q 32 -t "$SECS" -f "$F"; }
-c_rand_q32_fio() { fio_run iops read --name=rand_q32 --filename="$F" --rw=randread --bs=4k \
-			--ioengine=io_uring --iodepth=32 --direct=1 \
-			--size="$DISK_BYTES" --time_based --runtime="$SECS"; }
-
-c_quick_sdb() { rm -f "$Q"; sync; wall_run "$SDB" -w -f "$Q" -b 64m -s 256m -D -S; }
-c_quick_fio() {
-	[ $HAVE_FIO = 1 ] || { echo n/a; return; }
-	rm -f "$Q"; sync
-	wall_run fio --name=quick --filename="$Q" --rw=write --bs=64m --size=256m \
-		--direct=1 --sync=1 --end_fsync=1
+# warm: read the page-cache cases' working set, so that every one of their runs
+# starts from the same cache (read twice: the second pass finds it all).
+warm() {
+	"$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null && "$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null
 }
 
-c_start_sdb()  { wall_run "$SDB" -V; }
-c_start_fio()  { if [ $HAVE_FIO = 1 ]; then wall_run fio --version; else echo n/a; fi; }
-c_start_true() { wall_run /bin/true; }
-
-# Start-up: hyperfine -N (spawns the process directly, no shell) when it is
-# installed; otherwise the alternated EPOCHREALTIME loop above, which also
-# counts a fork of bash (several ms on a small VM: /bin/true is the floor).
-run_start() {
-	local names=(sdb true) cmds=("$SDB -V" /bin/true) i
-	if ! command -v hyperfine >/dev/null; then
-		STARTUP_METHOD="bash EPOCHREALTIME around each process, alternated (includes a fork of bash)"
-		run_case start "$STARTS" sdb fio true
-		return
-	fi
-	STARTUP_METHOD="hyperfine -N --warmup 3 --runs $STARTS (no shell; one command after the other)"
-	[ $HAVE_FIO = 1 ] && names+=(fio) cmds+=("fio --version")
-	say "== start"
-	hyperfine -N --warmup 3 --runs "$STARTS" --export-json "$DIR/start.json" "${cmds[@]}" >/dev/null 2>"$LOG" ||
-		{ fail hyperfine $?; return; }
-	for i in "${!names[@]}"; do
-		jq -r --argjson i "$i" '.results[$i].times[] | "\(.) -"' "$DIR/start.json" >"$RES/start.${names[$i]}"
-		say "   ${names[$i]}: median $(median start "${names[$i]}") s"
-	done
-}
-
-# ---- running, medians, the table ------------------------------------------------
+# ---- running a case -------------------------------------------------------------
 
 RES=$DIR/results
 mkdir -p "$RES"
 
-# run_case CASE ROUNDS TOOL...: alternate the tools ROUNDS times.
+# run_case CASE ROUNDS: alternate the case's tools ROUNDS times; each run's
+# "VALUE CPU" goes to RES/CASE.TOOL.
 run_case() {
-	local case=$1 rounds=$2 r t v
-	shift 2
+	local case=$1 rounds=$2 r i v
 	say "== $case"
-	echo "$*" >"$RES/$case.tools"
 	for ((r = 1; r <= rounds; r++)); do
-		for t in "$@"; do
-			v=$("c_${case}_$t")
-			printf '%s\n' "$v" >>"$RES/$case.$t"
-			[ "$rounds" -gt 5 ] || say "   $t: $v"
+		for i in $(lines "$case"); do
+			if [ "${T_TOOL[i]}" = fio ] && [ $HAVE_FIO = 0 ]; then
+				v=n/a
+			else
+				v=$(eval "${T_RUN[i]}")
+			fi
+			printf '%s\n' "$v" >>"$RES/$case.${T_TOOL[i]}"
+			[ "$rounds" -gt 5 ] || say "   ${T_TOOL[i]}: $v"
 		done
 	done
 }
+
+# Start-up: hyperfine -N (spawns the process directly, no shell) when it is
+# installed, on the start lines' commands; otherwise run_case, whose
+# EPOCHREALTIME also counts a fork of bash (several ms on a small VM:
+# /bin/true is the floor).
+run_start() {
+	local tools=() cmds=() i n
+	if ! command -v hyperfine >/dev/null; then
+		STARTUP_METHOD="bash EPOCHREALTIME around each process, alternated (includes a fork of bash)"
+		run_case start "$STARTS"
+		return
+	fi
+	STARTUP_METHOD="hyperfine -N --warmup 3 --runs $STARTS (no shell; one command after the other)"
+	for i in $(lines start); do
+		[ "${T_TOOL[i]}" = fio ] && [ $HAVE_FIO = 0 ] && continue
+		eval "set -- ${T_RUN[i]#wall_run }"
+		tools+=("${T_TOOL[i]}") cmds+=("$(printf '%q ' "$@")")
+	done
+	say "== start"
+	hyperfine -N --warmup 3 --runs "$STARTS" --export-json "$DIR/start.json" "${cmds[@]}" >/dev/null 2>"$LOG" ||
+		{ fail hyperfine $?; return; }
+	for n in "${!tools[@]}"; do
+		jq -r --argjson n "$n" '.results[$n].times[] | "\(.) -"' "$DIR/start.json" >"$RES/start.${tools[n]}"
+		say "   ${tools[n]}: median $(median start "${tools[n]}") s"
+	done
+}
+
+# ---- medians, the table, the raw listing ---------------------------------------------
 
 # median CASE TOOL [COLUMN]: median of the runs that succeeded, or n/a.
 median() {
@@ -270,7 +313,7 @@ median() {
 }
 
 fmt() {	# fmt UNIT VALUE
-	[ "$2" = n/a ] && { echo n/a; return; }
+	case $2 in n/a|-) echo "$2"; return ;; esac
 	case $1 in
 	IOPS) awk -v v="$2" 'BEGIN { printf "%.1fk", v / 1e3 }' ;;
 	GiB/s) awk -v v="$2" 'BEGIN { printf "%.2f", v / 1073741824 }' ;;
@@ -280,57 +323,53 @@ fmt() {	# fmt UNIT VALUE
 	esac
 }
 
-ROWS=()
-# row CASE-LABEL UNIT SDB-VALUE PEER-LABEL PEER-VALUE GOAL: GOAL is ">=1.2",
-# "<=1", "<1" on the ratio sdb/peer, or "<5ms" on sdb's own value.
+ratio() {	# ratio A B: A/B to two places, n/a if either is missing, - if B is
+	case $1$2 in *n/a*) echo n/a; return ;; esac
+	[ "$2" = - ] && { echo -; return; }
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
+
+# row LABEL UNIT SDB PEER-LABEL PEER LIMIT: one line of the table, '|'-separated.
 row() {
-	local label=$1 unit=$2 a=$3 peer=$4 b=$5 goal=$6 ratio=n/a verdict=""
-	if [ "$a" != n/a ] && [ "$b" != n/a ]; then
-		ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
-	fi
-	case $goal in
-	*ms) [ "$a" != n/a ] && verdict=$(awk -v a="$a" -v g="${goal#<}" \
-		'BEGIN { print (a * 1e3 < g + 0) ? "yes" : "NO" }') ;;
-	"") ;;
-	*) [ "$ratio" != n/a ] && verdict=$(awk -v r="$ratio" -v g="$goal" 'BEGIN {
-		op = g; sub(/[0-9.]+$/, "", op); t = substr(g, length(op) + 1) + 0
-		ok = op == ">=" ? r >= t : op == "<=" ? r <= t : op == "<" ? r < t : r > t
-		print ok ? "yes" : "NO" }') ;;
-	esac
-	ROWS+=("$label|$unit|$(fmt "$unit" "$a")|$peer|$(fmt "$unit" "$b")|$ratio|$goal${verdict:+ $verdict}")
+	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$1" "$2" "$(fmt "$2" "$3")" "$4" "$(fmt "$2" "$5")" \
+		"$(ratio "$3" "$5")" "$(fmt "$2" "$6")" "$(ratio "$3" "$6")"
+}
+
+# The rows of one case: one per peer (and its CPU row for peer+cpu), each with
+# the limit when the case has one.
+case_rows() {
+	local case=$1 s l i a limit=- label unit tool
+	s=$(lines "$case" sdb) l=$(lines "$case" limit)
+	[ -n "$s" ] || return
+	label=${T_LABEL[s]} unit=${T_UNIT[s]} tool=${T_TOOL[s]} a=$(median "$case" "${T_TOOL[s]}")
+	[ -z "$l" ] || limit=$(median "$case" "${T_TOOL[l]}")
+	for i in $(lines "$case" peer peer+cpu); do
+		row "$label" "$unit" "$a" "${T_LABEL[i]}" "$(median "$case" "${T_TOOL[i]}")" "$limit"
+		[ "${T_ROLE[i]}" = peer+cpu ] &&
+			row "$label: CPU per I/O" "s/1M I/O" "$(median "$case" "$tool" 2)" \
+				"${T_LABEL[i]}" "$(median "$case" "${T_TOOL[i]}" 2)" -
+	done
+	[ -n "$(lines "$case" peer peer+cpu)" ] || row "$label" "$unit" "$a" - - "$limit"
 }
 
 print_table() {
-	printf '%s\n' "case|unit|sdb|peer|peer value|sdb/peer|goal (met?)" "${ROWS[@]}" | awk -F'|' '
-		{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NR; nf = NF }
-		END {
-			for (r = 1; r <= n; r++) {
-				line = "|"
-				for (i = 1; i <= nf; i++)
-					line = line sprintf(i <= 2 || i == 4 || i == 7 ? " %-*s |" : " %*s |", w[i], c[r, i])
-				print line
-				if (r == 1) {
-					line = "|"
-					for (i = 1; i <= nf; i++) {
-						d = ""; for (k = 0; k < w[i]; k++) d = d "-"
-						line = line (i <= 2 || i == 4 || i == 7 ? "-" d "-|" : "-" d ":|")
-					}
-					print line
-				}
-			}
-		}'
+	local case
+	# column pads no last column: an empty one after it lets -R align it.
+	{
+		echo "case|unit|sdb|peer|peer value|sdb/peer|limit|sdb/limit|"
+		for case in "${CASE_ORDER[@]}"; do case_rows "$case" | sed 's/$/|/'; done
+	} | column -t -s '|' -R 3,5,6,7,8 | sed 's/ *$//'
 }
 
 print_runs() {	# every run, in the order it ran, to judge the noise behind a median
-	local spec case unit t v line
+	local case i line v
 	echo "Every run (in order):"
-	for spec in rand_cached:IOPS seq_cached:GiB/s scale:IOPS seq_read:GiB/s seq_write:GiB/s \
-		rand_j32:IOPS rand_q32:IOPS quick:s; do
-		case=${spec%%:*} unit=${spec#*:} line="  $case ($unit):"
-		[ -f "$RES/$case.tools" ] || continue
-		for t in $(cat "$RES/$case.tools"); do
-			line="$line $t"
-			while read -r v _; do line="$line $(fmt "$unit" "$v")"; done <"$RES/$case.$t"
+	for case in "${CASE_ORDER[@]}"; do
+		line="  $case (${T_UNIT[$(lines "$case" | head -1)]}):"
+		for i in $(lines "$case"); do
+			[ -f "$RES/$case.${T_TOOL[i]}" ] || continue
+			line="$line ${T_TOOL[i]}"
+			while read -r v _; do line="$line $(fmt "${T_UNIT[i]}" "$v")"; done <"$RES/$case.${T_TOOL[i]}"
 			line="$line;"
 		done
 		echo "${line%;}"
@@ -340,6 +379,7 @@ print_runs() {	# every run, in the order it ran, to judge the noise behind a med
 # ---- main ---------------------------------------------------------------------
 
 START=$SECONDS
+STARTUP_METHOD="not run"
 {
 	echo "sdb bench (bench/run.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
@@ -356,38 +396,10 @@ say "== preparing $DIR: $DISK_SIZE of pseudo-random data in $F and $W"
 "$LOOP" -w -D -y -F -b 16m -s "$DISK_SIZE" "$F" >/dev/null || die "cannot write $F"
 "$LOOP" -w -D -y -b 16m -s "$DISK_SIZE" "$W" >/dev/null || die "cannot write $W"
 for i in $(seq 0 31); do ln "$F" "$F.$i" || die "cannot link $F.$i"; done
-# Warm the page cache for the cached cases (read twice: the second pass finds it all).
-"$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null && "$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null
 
-run_case rand_cached "$PAIRS" sdb fio loop
-run_case seq_cached  "$PAIRS" sdb fio loop
-run_case scale       "$PAIRS" j1 j2
-run_case seq_read    "$PAIRS" sdb fio dd loop
-run_case seq_write   "$PAIRS" sdb fio dd loop
-run_case rand_j32    "$PAIRS" sdb fio
-run_case rand_q32    "$PAIRS" sdb fio
-run_case quick       "$PAIRS" sdb fio
-run_start
-
-m() { median "$@"; }
-row "4k rand read, page cache, 1 thread"  IOPS  "$(m rand_cached sdb)" "fio psync"   "$(m rand_cached fio)"  ">=1.2"
-row "4k rand read, page cache, 1 thread"  IOPS  "$(m rand_cached sdb)" "loop"        "$(m rand_cached loop)" ">=0.9"
-row "1m seq read, page cache, 1 thread"   GiB/s "$(m seq_cached sdb)"  "fio psync"   "$(m seq_cached fio)"   ">=3"
-row "1m seq read, page cache, 1 thread"   GiB/s "$(m seq_cached sdb)"  "loop"        "$(m seq_cached loop)"  ">=0.9"
-row "4k rand read, page cache, -j 2 vs -j 1" IOPS "$(m scale j2)"      "sdb -j 1"    "$(m scale j1)"         ">=1.7"
-row "1m seq read, O_DIRECT, disk"         GiB/s "$(m seq_read sdb)"    "fio psync"   "$(m seq_read fio)"     ">=0.97"
-row "1m seq read, O_DIRECT, disk"         GiB/s "$(m seq_read sdb)"    "dd"          "$(m seq_read dd)"      ""
-row "1m seq read, O_DIRECT, disk"         GiB/s "$(m seq_read sdb)"    "loop"        "$(m seq_read loop)"    ""
-row "1m seq write, O_DIRECT, disk"        GiB/s "$(m seq_write sdb)"   "fio psync"   "$(m seq_write fio)"    ">=0.97"
-row "1m seq write, O_DIRECT, disk"        GiB/s "$(m seq_write sdb)"   "dd"          "$(m seq_write dd)"     ""
-row "1m seq write, O_DIRECT, disk"        GiB/s "$(m seq_write sdb)"   "loop"        "$(m seq_write loop)"   ""
-row "4k rand read, O_DIRECT, -j 32"       IOPS  "$(m rand_j32 sdb)"    "fio numjobs=32" "$(m rand_j32 fio)"  ">=0.95"
-row "  CPU per I/O at -j 32"              "s/1M I/O" "$(m rand_j32 sdb 2)" "fio numjobs=32" "$(m rand_j32 fio 2)" ""
-row "4k rand read, O_DIRECT, -q 32"       IOPS  "$(m rand_q32 sdb)"    "fio io_uring QD32" "$(m rand_q32 fio)" ">=0.95"
-row "  CPU per I/O at -q 32"              "s/1M I/O" "$(m rand_q32 sdb 2)" "fio io_uring QD32" "$(m rand_q32 fio 2)" "<=1"
-row "quick check -w -b 64m -s 256m -D -S" s     "$(m quick sdb)"       "fio same job" "$(m quick fio)"       "<1"
-row "start-up: sdb -V"                    ms    "$(m start sdb)"       "fio --version" "$(m start fio)"      "<5ms"
-row "start-up: sdb -V"                    ms    "$(m start sdb)"       "/bin/true (floor)" "$(m start true)" ""
+for case in "${CASE_ORDER[@]}"; do
+	if [ "$case" = start ]; then run_start; else run_case "$case" "$PAIRS"; fi
+done
 
 echo
 cat "$DIR/header"
@@ -398,16 +410,20 @@ echo
 print_runs
 cat <<EOF
 
-Medians of $PAIRS alternated runs ($STARTS for start-up); ratio = sdb/peer, so above 1 is
-better for rates and below 1 is better for CPU, wall time and start-up; n/a = the tool
-refused or failed (see its message above).  Every tool used the same file and block size:
-- page cache: first $CACHE_SIZE of one file, read twice beforehand; ${SECS} s per run; sdb --cached,
+Medians of $PAIRS alternated runs ($STARTS for start-up); sdb/peer and sdb/limit are ratios of
+the medians, so above 1 is better for rates and below 1 is better for CPU, wall time and
+start-up; the limit is the minimal loop, bench/loop.c (start-up: /bin/true), which no
+tool can beat by much: sdb/limit near 1 means sdb adds nothing measurable to the I/O
+itself.  n/a = the tool refused or failed (see its message above); - = no such column.
+Every tool used the same file and block size:
+- page cache: first $CACHE_SIZE of one file, read twice before every run; ${SECS} s per run; sdb --cached,
   fio psync invalidate=0 (its default buffer and fadvise settings), loop = bench/loop.c
   (one pread per block, xorshift offsets, page-aligned buffer, 2 MiB-aligned
   MADV_HUGEPAGE from 256 KiB up).  -j 2 reads two hard links to the same file.
 - disk O_DIRECT sequential: one pass over the same $DISK_SIZE file by every tool (same bytes,
   same offsets); writes overwrite a laid-out file in place and include the final
-  fdatasync (sdb: inside its timing; fio end_fsync=1; dd conv=notrunc,fdatasync; loop -y).
+  fdatasync (sdb: inside its timing; fio end_fsync=1; dd conv=notrunc,fdatasync; loop -y);
+  sdb needs --force there, as loop laid the file out and sdb rewrites only its own files.
   Data written: sdb -R and fio pseudo-random, loop a fixed pseudo-random block, dd zeros.
 - disk 4k random O_DIRECT: ${SECS} s over the whole $DISK_SIZE file; -j 32 = 32 sdb threads on
   32 hard links of it vs 32 fio jobs (processes) on it; -q 32 = one thread, io_uring.
