@@ -43,6 +43,10 @@ tests/test_sdb: $(TEST_OBJ)
 check: sdb tests/test_sdb
 	sh tests/check.sh ./tests/test_sdb ./sdb sdb.1 $(VERSION)
 
+# Each section of tests/cli.sh on its own: no section leans on another's files.
+check-sections: sdb
+	bash tests/sections.sh ./sdb sdb.1 $(VERSION)
+
 sdb-san: sdb.cpp
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp
 
@@ -74,4 +78,4 @@ uninstall:
 clean:
 	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop $(TEST_OBJ)
 
-.PHONY: all check check-sanitize fuzz bench install uninstall clean
+.PHONY: all check check-sections check-sanitize fuzz bench install uninstall clean

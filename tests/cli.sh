@@ -4,6 +4,8 @@
 # need root (loop devices, tmpfs mounts) report themselves as skipped
 # without it.  Nothing here asserts a speed, only ratios where the point of
 # a feature is a difference in speed (cache eviction).
+# Each section makes the files it uses and runs alone: CLI_SECTIONS=NAME
+# (see section()) and tests/sections.sh, which runs every one by itself.
 # usage: tests/cli.sh SDB MAN-PAGE VERSION [COUNTS-FILE]
 set -u
 sdb=$(realpath "$1") man=$(realpath "$2") version=$3 counts=${4:-/dev/null}
@@ -30,8 +32,26 @@ run() {
 	err=$(cat "$work/.err")
 }
 size_of() { stat -c %s "$1" 2>/dev/null || echo missing; }
+# bad_input RC TEXT ARGS...: exit RC, exactly one line "sdb: ...TEXT...", no stdout.
+bad_input() {	# expected-rc expected-text args...
+	local want=$1 text=$2
+	shift 2
+	run "$@"
+	local lines
+	lines=$(printf '%s\n' "$err" | grep -c .)
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && [[ $err == "sdb: "*"$text"* ]] && [ -z "$out" ]; then
+		ok "bad input ($*): exit $want"
+	else
+		bad "bad input ($*)" "rc=$rc stderr=$err"
+	fi
+}
+
+# CLI_SECTIONS="the-quick-suite signals" runs only those sections (their
+# headers' names, with dashes); every section makes the files it uses.
+section() { [ -z "${CLI_SECTIONS:-}" ] || [[ " $CLI_SECTIONS " == *" $1 "* ]]; }
 
 # ------------------------------------------------------------ basics
+if section basics; then
 run -V
 check "-V prints the version" "sdb $version" "$out"
 run --help
@@ -48,8 +68,10 @@ check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
 check "--help and sdb.1 list 21 options" 21 "$(echo "$help_opts" | grep -c -- '^--')"
+fi
 
 # ------------------------------------------------------------ the quick check
+if section the-quick-check; then
 run -w -f test -b 64m -s 256m -D -S
 check "quick check: exit 0" 0 "$rc"
 check "quick check: writes 256 MiB" 268435456 "$(size_of test)"
@@ -64,8 +86,10 @@ check "read back: not interrupted" false "$(jq .interrupted <<<"$out")"
 run -r -f test -D --json
 check "read size defaults to the file's size" 268435456 "$(jq .options.size <<<"$out")"
 rm -f test
+fi
 
 # ------------------------------------------------------------ threads and files
+if section threads-and-files; then
 run -w -f t -j 3 -b 1m -s 8m
 check "-j 3: exit 0" 0 "$rc"
 check "-j 3: t.0 t.1 t.2 of 8 MiB" "8388608 8388608 8388608" "$(size_of t.0) $(size_of t.1) $(size_of t.2)"
@@ -118,8 +142,10 @@ check "-t 1: repeats passes" true "$(jq '.total.ops > 1024 and .threads[0].passe
 check "-t 1: runs for the time asked" true "$(jq '.total.seconds >= 0.95' <<<"$out")"
 check "-t 1: time_limit in JSON" 1 "$(jq .options.time_limit <<<"$out")"
 rm -f r z grow
+fi
 
 # ------------------------------------------------------------ queue depth (io_uring)
+if section queue-depth-io-uring; then
 "$sdb" -w -f q -s 8m -R >/dev/null 2>&1
 "$sdb" -w -f q -j 2 -s 8m -R >/dev/null 2>&1
 run -r -f q -j 2 -m rand -q 8 --json
@@ -152,15 +178,19 @@ else
 	skipped "io_uring disabled" "needs root and kernel.io_uring_disabled"
 fi
 rm -f q q.0 q.1 qw
+fi
 
 # ------------------------------------------------------------ devices
+if section devices; then
 run -w -f /dev/null -s 64m -j 2
 check "/dev/null write: exit 0" 0 "$rc"
 run -r -f /dev/zero -s 16m -b 1m --json
 check "/dev/zero read: 16 ops" 16 "$(jq .total.ops <<<"$out")"
 check "/dev/zero: shared by threads" "/dev/zero" "$(jq -r .threads[0].file <<<"$out")"
+fi
 
 # ------------------------------------------------------------ truthful numbers
+if section truthful-numbers; then
 run -T --json
 check "-T: memory ceiling in JSON" true "$(jq '.memory.memset > 0 and .memory.memcpy > 0 and .memory.memmove > 0' <<<"$out")"
 run -T -w -f /dev/null -s 1m
@@ -204,8 +234,10 @@ else
 		"$(echo "$plain * 2 <= $cached" | bc -l)"
 fi
 rm -f evict
+fi
 
 # ------------------------------------------------------------ memory, not a device
+if section memory-not-a-device; then
 # The ceiling copies four times the last-level cache: a copy the cache
 # holds would measure the cache.
 llc=$(for d in /sys/devices/system/cpu/cpu0/cache/index*; do
@@ -270,24 +302,14 @@ if [ "$(id -u)" = 0 ] && [ -w /sys/block/zram0/reset ]; then
 else
 	skipped "zram" "needs root and /dev/zram0"
 fi
+fi
 
 # ------------------------------------------------------------ bad input
+if section bad-input; then
 # Every one exits with the documented code, prints exactly one line that
 # starts with "sdb: " and names the culprit, and leaves no file behind.
 mkdir -p bad && cd bad || exit 1
 echo data >small
-bad_input() {	# expected-rc expected-text args...
-	local want=$1 text=$2
-	shift 2
-	run "$@"
-	local lines
-	lines=$(printf '%s\n' "$err" | grep -c .)
-	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && [[ $err == "sdb: "*"$text"* ]] && [ -z "$out" ]; then
-		ok "bad input ($*): exit $want"
-	else
-		bad "bad input ($*)" "rc=$rc stderr=$err"
-	fi
-}
 bad_input 2 "one of -w"
 bad_input 2 "-f FILE is required"	-w
 bad_input 2 "choose one"		-w -r -f x
@@ -328,8 +350,10 @@ bad_input 1 "empty: file is empty"	-r -f empty
 rm -f small empty
 check "usage errors leave no file behind" "" "$(ls)"
 cd .. && rmdir bad
+fi
 
 # ------------------------------------------------------------ safe targets
+if section safe-targets; then
 # sdb overwrites only what it wrote (issue 11): each case checks the
 # precious file's checksum, not just the exit code.
 mkdir -p safe && cd safe || exit 1
@@ -478,8 +502,10 @@ if command -v script >/dev/null; then
 else
 	skipped "progress line" "no script(1)"
 fi
+fi
 
 # ------------------------------------------------------------ the quick suite
+if section the-quick-suite; then
 mkdir -p qs
 run --quick -f qs -t 0.2 -s 32m --json
 check "--quick: exit 0" 0 "$rc"
@@ -519,8 +545,10 @@ wait $pid; rc=$?
 check "--quick, Ctrl-C twice: exit 130" 130 "$rc"
 check "--quick, Ctrl-C twice: test file removed" "" "$(ls qs)"
 rm -rf qs quick.out
+fi
 
 # ------------------------------------------------------------ signals
+if section signals; then
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &
 pid=$!
 sleep 1.5
@@ -561,8 +589,10 @@ wait $pid; rc=$?
 check "SIGINT during the -R fill: exit 130 before any file is made" "130 missing" "$rc $(size_of fillint)"
 contains "SIGINT during the -R fill: stopped the fill itself" "$(cat "$work/.err")" "interrupted by SIGINT while filling the buffer"
 rm -f fillint
+fi
 
 # ------------------------------------------------------------ every pass reaches the device
+if section every-pass-reaches-the-device; then
 # An O_DIRECT read that ends in an unaligned tail is end of file at every
 # queue depth.  (ext4 answers the rest with 0; where a file system answers
 # EINVAL instead, the unit test of settle() covers it.)
@@ -672,8 +702,10 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
 else
 	skipped "every pass reaches the device" "needs root and mkfs.ext4"
 fi
+fi
 
 # ------------------------------------------------------------ sdb checks itself
+if section sdb-checks-itself; then
 # Every run but --cached is checked against the kernel's counters of the
 # device under the target (issue 12): the Device line, the JSON device
 # object, what cannot be checked and why.
@@ -770,8 +802,10 @@ else
 	loop= mnt=
 	rm -f verify.img
 fi
+fi
 
 # ------------------------------------------------------------ root only
+if section root-only; then
 if [ "$(id -u)" != 0 ]; then
 	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
 		skipped "$t" "needs root"
@@ -898,6 +932,7 @@ else
 	else
 		skipped "memory cgroup limit" "cannot make a memory cgroup here"
 	fi
+fi
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
