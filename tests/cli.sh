@@ -926,9 +926,14 @@ else
 	if [ -n "$cg" ] && mkdir "${cg% *}" 2>/dev/null && echo 512M >"${cg% *}/${limit#*=}"; then
 		dir=${cg% *}
 		out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -w -f /dev/null -b 1g -s 1g' sh "$dir" "$sdb" 2>&1); rc=$?
-		rmdir "$dir"
 		check "1 GiB buffer in a 512 MiB memory cgroup: usage error, not an OOM kill" 2 "$rc"
 		contains "memory cgroup: names what is available" "$out" "need 1.00 GiB of memory, but only 5"
+		# 4096 threads' latency histograms (about 58 KiB each: 232 MiB) count too.
+		echo 200M >"$dir/${limit#*=}"
+		out=$(sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -r -f /dev/zero -s 4k -b 4k -j 4096' sh "$dir" "$sdb" 2>&1); rc=$?
+		check "-j 4096 in a 200 MiB cgroup: the histograms are counted, usage error" 2 "$rc"
+		contains "-j 4096 in a 200 MiB cgroup: says how much" "$out" "of memory, but only"
+		rmdir "$dir"
 	else
 		skipped "memory cgroup limit" "cannot make a memory cgroup here"
 	fi
