@@ -4595,8 +4595,9 @@ void print_quick_header(std::FILE *out, const Options &opt, const QuickFile &q, 
 	std::fprintf(out, "Profile %s (%s): %s, each written, then read\n", opt.profile->name, opt.profile->about,
 		     quick_test_list(*opt.profile).c_str());
 	std::fprintf(out, "Test file: %s\n", q.why.c_str());
-	std::fprintf(out, "About %.0f s: %zu rows x %u runs x %g s, after laying out %s\n",
-		     rows * quick_runs(opt) * (quick_seconds(opt) + 0.2), rows, quick_runs(opt), quick_seconds(opt),
+	unsigned runs = quick_runs(opt);
+	std::fprintf(out, "About %.0f s: %zu rows x %u run%s x %g s, after laying out %s\n",
+		     rows * runs * (quick_seconds(opt) + 0.2), rows, runs, runs == 1 ? "" : "s", quick_seconds(opt),
 		     format_bytes(q.size).c_str());
 	flush_output(out);
 }
@@ -4617,9 +4618,12 @@ void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsign
 	}
 	// CrystalDiskMark shows the best of its runs; a median hides one lucky
 	// (cached, idle-moment) run, and the range shows that it happened.
-	if (!rows.empty())
-		std::fprintf(out, "Median of %u run%s (slowest - fastest); CrystalDiskMark shows its fastest run\n", runs,
-			     runs == 1 ? "" : "s");
+	if (rows.empty())
+		return;
+	if (runs == 1)
+		std::fprintf(out, "One run per test (--runs 1): no median, no range\n");
+	else
+		std::fprintf(out, "Median of %u runs (slowest - fastest); CrystalDiskMark shows its fastest run\n", runs);
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
