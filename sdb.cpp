@@ -20,7 +20,9 @@
 //                    read, the link ceiling, and what limited the run
 //  11. report        human report and JSON
 //  12. execution     buffers, signal routing, execute(): one plan, start to end
-//  13. quick suite   --quick: six tests x three runs on one test file
+//  13. quick suite   --quick[=PROFILE]: CrystalDiskMark's tests, each written
+//                    and read --runs times on one test file; --explain: the
+//                    same runs (or a plain run) as fio command lines
 //  14. run(), main()
 // Start reading at run().  Errors: the timed loops return -errno (no
 // allocation where the I/O is timed); everything else returns an Error
@@ -350,11 +352,18 @@ constexpr char usage_text[] =
 	"      --json              print one JSON document instead of the report\n"
 	"      --cached            measure the page cache: no eviction, no fdatasync\n"
 	"      --force             also write a block device, a file sdb did not create, a link\n"
-	"      --quick             the quick suite: six tests on a test file in -f DIR (-t, -s apply)\n"
+	"      --quick[=PROFILE]   CrystalDiskMark's tests on a test file in -f DIR (-t, -s apply);\n"
+	"                          PROFILE: default, nvme, real or mix\n"
 	"      --keep              with --quick: keep the test file\n"
+	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
+	"      --explain           print the equivalent fio command lines instead of running\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n";
+
+struct QuickProfile;
+const QuickProfile *find_quick_profile(std::string_view name);
+Error quick_profile_error(const QuickProfile &p, const std::string &option);
 
 struct Options {
 	enum class Op { none, write, read };
@@ -375,9 +384,12 @@ struct Options {
 	bool cached = false;
 	bool force = false;
 	bool quick = false;
+	const QuickProfile *profile = nullptr;	// --quick=PROFILE; with --quick, never null
 	bool keep = false;
+	unsigned runs = 0;		// --runs; 0: not given (3 with --quick)
+	bool explain = false;
 	bool regions = false;		// not an option: the quick suite's threads share one file
-	unsigned run_index = 0;		// not an option: the quick suite's repeat, for the random order
+	unsigned run_index = 0;		// not an option: the quick suite's run of a test, for the random order
 };
 
 enum class Action { run, help, version };
@@ -388,7 +400,7 @@ struct Parsed {
 	Error error;
 };
 
-enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep };
+enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -410,8 +422,10 @@ const option long_options[] = {
 	{"json", no_argument, nullptr, opt_json},
 	{"cached", no_argument, nullptr, opt_cached},
 	{"force", no_argument, nullptr, opt_force},
-	{"quick", no_argument, nullptr, opt_quick},
+	{"quick", optional_argument, nullptr, opt_quick},
 	{"keep", no_argument, nullptr, opt_keep},
+	{"runs", required_argument, nullptr, opt_runs},
+	{"explain", no_argument, nullptr, opt_explain},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrf:b:s:j:m:t:DSRTq:vVh";
@@ -486,8 +500,23 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case opt_json: o.json = true; break;
 	case opt_cached: o.cached = true; break;
 	case opt_force: o.force = true; break;
-	case opt_quick: o.quick = true; break;
+	case opt_quick: {
+		o.quick = true;
+		o.profile = find_quick_profile(arg ? arg : "default");
+		if (!o.profile)
+			return usage_error("%s=%s: unknown profile (default, nvme, real or mix)", name.c_str(), arg);
+		if (Error e = quick_profile_error(*o.profile, name))
+			return e;
+		break;
+	}
 	case opt_keep: o.keep = true; break;
+	case opt_runs: {
+		auto v = parse_count(arg, 1, 100);
+		if (!v) return usage_error("%s %s: runs must be a whole number from 1 to 100", name.c_str(), arg);
+		o.runs = *v;
+		break;
+	}
+	case opt_explain: o.explain = true; break;
 	}
 	return {};
 }
@@ -497,6 +526,12 @@ Error check_combination(const Options &o)
 {
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
+	if (o.runs && !o.quick)
+		return usage_error("--runs: only meaningful with --quick");
+	if (o.explain && o.json)
+		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
+	if (o.explain && o.op == Options::Op::none && !o.quick)
+		return usage_error("--explain: needs -w, -r or --quick, a test to explain");
 	if (o.quick) {
 		if (o.file.empty())
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
@@ -563,6 +598,11 @@ Parsed parse_args(int argc, char *argv[])
 		if ((p.error = set_option(p.opt, c, optarg, option_name(c, long_index))))
 			return p;
 		long_index = -1;
+	}
+	if (optind < argc && find_quick_profile(argv[optind])) {
+		p.error = usage_error("%s: unexpected argument (a profile goes after --quick=: --quick=%s)", argv[optind],
+				      argv[optind]);
+		return p;
 	}
 	if (optind < argc) {
 		p.error = usage_error("%s: unexpected argument (the target goes after -f)", argv[optind]);
@@ -4199,27 +4239,73 @@ void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, co
 		remove_created(ex.shared);
 }
 
-// ------------------------------------------------------- 13. the quick suite
+// ------------------------------------------ 13. the quick suite, --explain
 
-// sdb --quick: six fixed tests on one incompressible test file, each run
-// three times for -t seconds, reported as medians with their ranges.
+// sdb --quick[=PROFILE]: CrystalDiskMark's tests on one incompressible test
+// file, each written and then read, each run --runs times for -t seconds,
+// reported as medians with their ranges.  CrystalDiskMark names a test by
+// its pattern, block size, depth and threads: SEQ1M Q8T1 is sequential
+// 1 MiB I/O, 8 in flight (io_uring, as -q 8), one thread (-j 1).
 struct QuickTest {
-	const char *name;
-	bool write, random;
+	bool random;
 	std::uint64_t block_size;
-	unsigned threads, depth;
+	unsigned depth, threads;
 };
 
-const QuickTest quick_tests[] = {
-	{"SEQ1M Q1T1 write", true, false, MiB, 1, 1},
-	{"SEQ1M Q1T1 read", false, false, MiB, 1, 1},
-	{"SEQ1M Q1T8 read", false, false, MiB, 8, 1},
-	{"RND4K Q1T1 write", true, true, 4 * KiB, 1, 1},
-	{"RND4K Q1T1 read", false, true, 4 * KiB, 1, 1},
-	{"RND4K Q32T1 read", false, true, 4 * KiB, 1, 32},
+// The one table the parser, the header, the suite and --explain all read.
+struct QuickProfile {
+	const char *name;
+	const char *about;			// for the header
+	std::vector<QuickTest> tests;
+	const char *missing = nullptr;		// what this sdb lacks to run it
 };
-constexpr unsigned quick_repeats = 3;
+
+const QuickProfile quick_profiles[] = {
+	{"default", "CrystalDiskMark's default",
+	 {{false, MiB, 8, 1}, {false, MiB, 1, 1}, {true, 4 * KiB, 32, 1}, {true, 4 * KiB, 1, 1}}},
+	{"nvme", "CrystalDiskMark's NVMe SSD profile",
+	 {{false, MiB, 8, 1}, {false, 128 * KiB, 32, 1}, {true, 4 * KiB, 32, 16}, {true, 4 * KiB, 1, 1}}},
+	{"real", "CrystalDiskMark's real-world profile", {{false, MiB, 1, 1}, {true, 4 * KiB, 1, 1}}},
+	{"mix", "the default profile plus RND4K Q1T1 mix 70/30", {},
+	 "mixed I/O (-M), which this sdb does not have yet"},
+};
+
+const QuickProfile *find_quick_profile(std::string_view name)
+{
+	for (const QuickProfile &p : quick_profiles)
+		if (name == p.name)
+			return &p;
+	return nullptr;
+}
+
+Error quick_profile_error(const QuickProfile &p, const std::string &option)
+{
+	if (!p.missing)
+		return {};
+	return usage_error("%s=%s: needs %s", option.c_str(), p.name, p.missing);
+}
+
+constexpr unsigned quick_default_runs = 3;
 constexpr double quick_default_seconds = 5;
+
+unsigned quick_runs(const Options &o) { return o.runs ? o.runs : quick_default_runs; }
+double quick_seconds(const Options &o) { return o.time_limit > 0 ? o.time_limit : quick_default_seconds; }
+
+// "SEQ1M Q8T1", "RND4K Q32T16": CrystalDiskMark's names.
+std::string quick_name(const QuickTest &t)
+{
+	std::uint64_t b = t.block_size;
+	std::string size = b % MiB == 0 ? format("%" PRIu64 "M", b / MiB) : format("%" PRIu64 "K", b / KiB);
+	return format("%s%s Q%uT%u", t.random ? "RND" : "SEQ", size.c_str(), t.depth, t.threads);
+}
+
+std::string quick_test_list(const QuickProfile &p)
+{
+	std::string list;
+	for (const QuickTest &t : p.tests)
+		list += (list.empty() ? "" : ", ") + quick_name(t);
+	return list;
+}
 
 struct QuickRun {
 	double bytes_per_second = 0, iops = 0, seconds = 0;
@@ -4228,10 +4314,33 @@ struct QuickRun {
 	std::string causes;		// under 0.90: what may have served the rest
 };
 
+// One test in one direction: "SEQ1M Q8T1 read".
 struct QuickRow {
 	QuickTest test;
+	bool write;
+	std::string name;
 	std::vector<QuickRun> runs;
 };
+
+// The rows of a profile in order, each test written and then read (the
+// read finds what its write left).  Without io_uring, the I/Os a test keeps
+// in flight come from as many threads at depth 1: the same load on the
+// device, more CPU; notes says so.
+std::vector<QuickRow> quick_rows(const QuickProfile &p, bool uring, std::vector<std::string> &notes)
+{
+	std::vector<QuickRow> rows;
+	for (const QuickTest &asked : p.tests) {
+		QuickTest t = asked;
+		if (t.depth > 1 && !uring) {
+			t = {asked.random, asked.block_size, 1, asked.depth * asked.threads};
+			notes.push_back(format("io_uring is not available: %s runs as %s (%u threads at depth 1)",
+					       quick_name(asked).c_str(), quick_name(t).c_str(), t.threads));
+		}
+		for (bool write : {true, false})
+			rows.push_back({t, write, quick_name(t) + (write ? " write" : " read"), {}});
+	}
+	return rows;
+}
 
 struct QuickFile {
 	std::string path;
@@ -4244,12 +4353,16 @@ struct QuickFile {
 	std::string why;		// how the size was chosen
 };
 
-// Every test needs at least one block per thread: 8 x 1 MiB is the most.
-Error check_quick_size(const QuickFile &q)
+// Every test needs a block in flight per slot and thread, even where
+// io_uring is missing and the slots become threads: 8 x 1 MiB for SEQ1M Q8T1.
+Error check_quick_size(const QuickFile &q, const QuickProfile &p)
 {
-	if (q.size < 8 * MiB)
-		return usage_error("--quick -s %s: the suite needs at least 8 MiB (8 threads x 1 MiB blocks)",
-				   format_bytes(q.size).c_str());
+	std::uint64_t least = 0;
+	for (const QuickTest &t : p.tests)
+		least = std::max<std::uint64_t>(least, t.block_size * t.depth * t.threads);
+	if (q.size < least)
+		return usage_error("--quick -s %s: the %s profile needs at least %s (its largest test's blocks in flight)",
+				   format_bytes(q.size).c_str(), p.name, format_bytes(least).c_str());
 	return {};
 }
 
@@ -4279,7 +4392,7 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 		q.why = o.size ? "set by -s" : "4 GiB, or the whole device if smaller";
 		if (q.size > capacity)
 			return runtime_error("%s: short device: %s", q.path.c_str(), format_bytes(capacity).c_str());
-		return check_quick_size(q);
+		return check_quick_size(q, *o.profile);
 	}
 	struct statvfs vfs {};
 	if (statvfs(dir.c_str(), &vfs) != 0)
@@ -4301,20 +4414,21 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 	if (vfs.f_blocks > 0 && q.size > free_bytes / 17 * 16)	// room to spare; ramfs counts no blocks
 		return runtime_error("%s: %s free, the %s test file does not fit (use -s)", dir.c_str(),
 				     format_bytes(free_bytes).c_str(), format_bytes(q.size).c_str());
-	return check_quick_size(q);
+	return check_quick_size(q, *o.profile);
 }
 
-// Options for one test on the test file.
-Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t)
+// Options for one test in one direction on the test file; a test's
+// threads share the file, each in its own region.
+Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, bool write)
 {
 	Options r;
-	r.op = t.write ? Options::Op::write : Options::Op::read;
+	r.op = write ? Options::Op::write : Options::Op::read;
 	r.random = t.random;
 	r.file = q.path;
 	r.block_size = t.block_size;
 	r.threads = t.threads;
 	r.size = q.size / t.threads / t.block_size * t.block_size;
-	r.time_limit = o.time_limit > 0 ? o.time_limit : quick_default_seconds;
+	r.time_limit = quick_seconds(o);
 	r.queue_depth = t.depth;
 	r.direct = q.direct;
 	r.random_buffer = true;
@@ -4327,7 +4441,7 @@ Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t)
 // The layout: one sequential pass of 1 MiB writes over the whole file.
 Options layout_options(const Options &o, const QuickFile &q)
 {
-	Options r = quick_options(o, q, {"layout", true, false, MiB, 1, 1});
+	Options r = quick_options(o, q, {false, MiB, 1, 1}, true);
 	r.time_limit = 0;
 	return r;
 }
@@ -4465,10 +4579,10 @@ std::string row_shortfall(const QuickRow &row)
 	if (!row_counted(row) || share >= 0.9)
 		return "";
 	return format("%s: the device saw %.0f%% of the bytes claimed (median of %zu runs); likely causes: %s",
-		      row.test.name, share * 100, row.runs.size(), row.runs.back().causes.c_str());
+		      row.name.c_str(), share * 100, row.runs.size(), row.runs.back().causes.c_str());
 }
 
-void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, double per_test)
+void print_quick_header(std::FILE *out, const Options &opt, const QuickFile &q, const Plan &plan, std::size_t rows)
 {
 	std::string fs = q.device ? "block device" : mounted_fs_type(plan.fs_dev, plan.fs_type);
 	std::string device;
@@ -4477,27 +4591,38 @@ void print_quick_header(std::FILE *out, const QuickFile &q, const Plan &plan, do
 		     device.empty() ? "-" : device.c_str(),
 		     q.direct ? format("O_DIRECT, alignment %u bytes", plan.dio_align).c_str()
 			      : format("buffered: O_DIRECT not supported (%s), caches evicted", q.buffered_why.c_str()).c_str());
+	std::fprintf(out, "Profile %s (%s): %s, each written, then read\n", opt.profile->name, opt.profile->about,
+		     quick_test_list(*opt.profile).c_str());
 	std::fprintf(out, "Test file: %s\n", q.why.c_str());
-	std::fprintf(out, "About %.0f s: %zu tests x %u runs x %g s, after laying out %s\n",
-		     std::size(quick_tests) * quick_repeats * (per_test + 0.2), std::size(quick_tests), quick_repeats, per_test,
+	unsigned runs = quick_runs(opt);
+	std::fprintf(out, "About %.0f s: %zu rows x %u run%s x %g s, after laying out %s\n",
+		     rows * runs * (quick_seconds(opt) + 0.2), rows, runs, runs == 1 ? "" : "s", quick_seconds(opt),
 		     format_bytes(q.size).c_str());
 	flush_output(out);
 }
 
-void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows)
+void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs)
 {
-	std::fprintf(out, "%-17s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
+	std::fprintf(out, "%-19s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
 		     "p99 latency", "Device");
 	for (const QuickRow &row : rows) {
 		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
 		std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
 		std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
-		std::fprintf(out, "%-17s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.test.name, b.median / MiB,
+		std::fprintf(out, "%-19s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.name.c_str(), b.median / MiB,
 			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
 			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
 			     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
-			     row.runs.size() < quick_repeats ? format("  [%zu of %u runs]", row.runs.size(), quick_repeats).c_str() : "");
+			     row.runs.size() < runs ? format("  [%zu of %u runs]", row.runs.size(), runs).c_str() : "");
 	}
+	// CrystalDiskMark shows the best of its runs; a median hides one lucky
+	// (cached, idle-moment) run, and the range shows that it happened.
+	if (rows.empty())
+		return;
+	if (runs == 1)
+		std::fprintf(out, "One run per test (--runs 1): no median, no range\n");
+	else
+		std::fprintf(out, "Median of %u runs (slowest - fastest); CrystalDiskMark shows its fastest run\n", runs);
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
@@ -4508,38 +4633,70 @@ std::string json_spread(const QuickRow &row, double Spread::*which)
 		      row_counted(row) ? json_number(d.*which).c_str() : "null");
 }
 
-void print_quick_json(std::FILE *out, const QuickFile &q, double per_test, const std::vector<QuickRow> &rows,
+std::string json_quick_run(const QuickRun &run)
+{
+	return format("{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %" PRIu64
+		      ", \"latency_ns\": %s, \"delivered\": %s}",
+		      json_number(run.seconds).c_str(), json_number(run.bytes_per_second).c_str(),
+		      json_number(run.iops).c_str(), run.latency.percentile(0.99), json_latency(run.latency).c_str(),
+		      run.delivered >= 0 ? json_number(run.delivered).c_str() : "null");
+}
+
+std::string json_quick_row(const QuickRow &row, const char *profile)
+{
+	std::string doc = format("{\"profile\": %s, \"name\": %s, \"op\": \"%s\", \"mode\": \"%s\", \"block_size\": %" PRIu64
+				 ", \"queue_depth\": %u, \"threads\": %u,\n   \"median\": %s, \"min\": %s, \"max\": %s,\n   \"runs\": [",
+				 json_string(profile).c_str(), json_string(row.name).c_str(), row.write ? "write" : "read",
+				 row.test.random ? "rand" : "seq", row.test.block_size, row.test.depth, row.test.threads,
+				 json_spread(row, &Spread::median).c_str(), json_spread(row, &Spread::min).c_str(),
+				 json_spread(row, &Spread::max).c_str());
+	for (std::size_t i = 0; i < row.runs.size(); i++)
+		doc += (i ? ", " : "") + json_quick_run(row.runs[i]);
+	return doc + "]}";
+}
+
+void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, const std::vector<QuickRow> &rows,
 		      const std::vector<std::string> &warnings, bool interrupted, bool kept)
 {
-	std::string doc = format("{\"version\": %s,\n \"quick\": {\"file\": %s, \"size\": %" PRIu64
-				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"repeats\": %u, \"kept\": %s},\n \"suite\": [",
-				 json_string(SDB_VERSION).c_str(), json_string(q.path).c_str(), q.size,
-				 json_string(q.why).c_str(), json_bool(q.direct).c_str(), json_number(per_test).c_str(),
-				 quick_repeats, json_bool(kept).c_str());
-	for (std::size_t r = 0; r < rows.size(); r++) {
-		const QuickRow &row = rows[r];
-		doc += format("%s{\"name\": %s, \"op\": \"%s\", \"mode\": \"%s\", \"block_size\": %" PRIu64
-			      ", \"threads\": %u, \"queue_depth\": %u,\n   \"median\": %s, \"min\": %s, \"max\": %s,\n   \"repeats\": [",
-			      r ? ",\n  " : "\n  ", json_string(row.test.name).c_str(), row.test.write ? "write" : "read",
-			      row.test.random ? "rand" : "seq", row.test.block_size, row.test.threads, row.test.depth,
-			      json_spread(row, &Spread::median).c_str(), json_spread(row, &Spread::min).c_str(),
-			      json_spread(row, &Spread::max).c_str());
-		for (std::size_t i = 0; i < row.runs.size(); i++) {
-			const QuickRun &run = row.runs[i];
-			doc += format("%s{\"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, "
-				      "\"delivered\": %s}",
-				      i ? ", " : "", json_number(run.seconds).c_str(), json_number(run.bytes_per_second).c_str(),
-				      json_number(run.iops).c_str(), json_latency(run.latency).c_str(),
-				      run.delivered >= 0 ? json_number(run.delivered).c_str() : "null");
-		}
-		doc += "]}";
-	}
+	std::string doc = format("{\"version\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
+				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"runs\": %u, \"kept\": %s},\n \"suite\": [",
+				 json_string(SDB_VERSION).c_str(), json_string(opt.profile->name).c_str(),
+				 json_string(q.path).c_str(), q.size, json_string(q.why).c_str(), json_bool(q.direct).c_str(),
+				 json_number(quick_seconds(opt)).c_str(), quick_runs(opt), json_bool(kept).c_str());
+	for (std::size_t r = 0; r < rows.size(); r++)
+		doc += (r ? ",\n  " : "\n  ") + json_quick_row(rows[r], opt.profile->name);
 	doc += "],\n \"warnings\": " + json_warnings(warnings);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
 	std::fputs(doc.c_str(), out);
 }
 
-// Lay out, run the six tests three times each, report, remove the file.
+// Run every row --runs times, in order, until the end, an error or a
+// signal; rows that finished no run are dropped.
+Error run_quick_rows(const Options &opt, const QuickFile &q, const Waiter &waiter, std::vector<QuickRow> &rows,
+		     std::vector<std::string> &warnings, bool &interrupted)
+{
+	Error error;
+	std::optional<MemoryRates> ceiling;
+	unsigned runs = quick_runs(opt);
+	for (QuickRow &row : rows) {
+		for (unsigned i = 0; i < runs && !error && !interrupted; i++) {
+			QuickRun run;
+			std::string label = format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs);
+			Options run_opt = quick_options(opt, q, row.test, row.write);
+			run_opt.run_index = i;	// each run its own random order
+			error = quick_run(run_opt, q.created ? &q.id : nullptr, waiter, label, run, warnings, interrupted,
+					  &ceiling);
+			if (!error && !interrupted)	// a cut-short run would skew the median
+				row.runs.push_back(std::move(run));
+		}
+		if (std::string shortfall = row_shortfall(row); !shortfall.empty())
+			warnings.push_back(shortfall);
+	}
+	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const QuickRow &r) { return r.runs.empty(); }), rows.end());
+	return error;
+}
+
+// Lay out, run the profile's rows, report, remove the file.
 int run_quick(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
@@ -4565,13 +4722,13 @@ int run_quick(const Options &opt, std::FILE *out)
 		return error.status;
 	}
 	layout_opt.direct = q.direct;
-	double per_test = opt.time_limit > 0 ? opt.time_limit : quick_default_seconds;
+	std::vector<std::string> warnings;
+	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), warnings);
 	if (!opt.json)
-		print_quick_header(out, q, check, per_test);
+		print_quick_header(out, opt, q, check, rows.size());
 
 	std::vector<std::string> early = target_warnings(check);
 	emit_warnings(early);
-	std::vector<std::string> warnings;
 	if (!q.direct)
 		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
 				   "): buffered I/O, caches evicted before reads");
@@ -4583,34 +4740,10 @@ int run_quick(const Options &opt, std::FILE *out)
 	if (!error && !interrupted && !opt.json)
 		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(), laid.seconds,
 			     format_rate(laid.bytes_per_second).c_str());
-
-	bool uring = io_uring_works();
-	std::optional<MemoryRates> ceiling;
-	std::vector<QuickRow> rows;
-	for (const QuickTest &base : quick_tests) {
-		if (error || interrupted)
-			break;
-		QuickTest test = base;
-		if (test.depth > 1 && !uring) {	// 32 threads instead of 32 in flight
-			test = {"RND4K Q1T32 read", false, true, 4 * KiB, 32, 1};
-			warnings.push_back("io_uring is not available: the QD32 row runs 32 threads at depth 1");
-		}
-		rows.push_back({test, {}});
-		for (unsigned i = 0; i < quick_repeats && !error && !interrupted; i++) {
-			QuickRun run;
-			std::string label = format("%s, run %u of %u: ", test.name, i + 1, quick_repeats);
-			Options run_opt = quick_options(opt, q, test);
-			run_opt.run_index = i;	// each repeat its own random order
-			error = quick_run(run_opt, q.created ? &q.id : nullptr, scope.waiter, label, run, warnings, interrupted,
-					  &ceiling);
-			if (!error && !interrupted)	// a cut-short run would skew the median
-				rows.back().runs.push_back(std::move(run));
-		}
-		if (rows.back().runs.empty())
-			rows.pop_back();
-		else if (std::string shortfall = row_shortfall(rows.back()); !shortfall.empty())
-			warnings.push_back(shortfall);
-	}
+	if (!error && !interrupted)
+		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted);
+	else
+		rows.clear();
 
 	bool kept = opt.keep || !q.created;
 	g_cleanup_path = nullptr;
@@ -4619,9 +4752,9 @@ int run_quick(const Options &opt, std::FILE *out)
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
 	if (opt.json)
-		print_quick_json(out, q, per_test, rows, warnings, interrupted, kept);
+		print_quick_json(out, opt, q, rows, warnings, interrupted, kept);
 	else
-		print_quick_table(out, rows);
+		print_quick_table(out, rows, quick_runs(opt));
 	if (!opt.json && opt.keep && q.created)
 		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());
 	if (interrupted && !opt.json)
@@ -4633,6 +4766,181 @@ int run_quick(const Options &opt, std::FILE *out)
 	return interrupted ? scope.waiter.exit_status() : exit_ok;
 }
 
+// --explain: the same I/O as fio job options, so that anyone can run fio
+// beside sdb on the same file.  Defaults that already match are left out
+// (fio's random map visits each block once per pass, as sdb's permutation
+// does; fadvise_hint gives the same readahead advice).
+
+// How a run's threads map to files: all on one file at offset 0 (a
+// character device), one region each of one file, or FILE.i each.
+enum class FioFiles { shared, regions, per_thread };
+
+// One word for a POSIX shell: as it is where nothing in it is special.
+std::string shell_word(const std::string &s)
+{
+	if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
+				  std::string::npos)
+		return s;
+	std::string quoted = "'";
+	for (char c : s)
+		quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return quoted + "'";
+}
+
+// fio splits filename at ':' (a list of files) unless it is escaped.
+std::string fio_path(const std::string &path)
+{
+	std::string escaped;
+	for (char c : path)
+		escaped += c == ':' ? std::string("\\:") : std::string(1, c);
+	return escaped;
+}
+
+// fio's sizes are 1024-based by default (kb_base=1024): 4k, 1m, 1g.
+std::string fio_size(std::uint64_t bytes)
+{
+	if (bytes % GiB == 0)
+		return format("%" PRIu64 "g", bytes / GiB);
+	if (bytes % MiB == 0)
+		return format("%" PRIu64 "m", bytes / MiB);
+	if (bytes % KiB == 0)
+		return format("%" PRIu64 "k", bytes / KiB);
+	return format("%" PRIu64, bytes);
+}
+
+// fio takes whole seconds, or a unit: 0.2 s is 200ms.
+std::string fio_seconds(double seconds)
+{
+	if (seconds == std::floor(seconds))
+		return format("%.0f", seconds);
+	return format("%.0fms", std::max(1.0, std::round(seconds * 1000)));
+}
+
+// The fio command for one sdb run.  o: block_size and size resolved, size
+// per thread.  sdb's final fdatasync is fio's end_fsync; its eviction before
+// reads is invalidate; -R's stamped blocks are close to scramble_buffers.
+std::string fio_command(const Options &o, const std::string &name, FioFiles files)
+{
+	bool write = is_write(o);
+	std::vector<std::string> args = {"fio", "--name=" + name};
+	if (files == FioFiles::per_thread)
+		args.push_back("--filename_format=" + fio_path(o.file) + ".$jobnum");	// sdb's FILE.0 .. FILE.N-1
+	else
+		args.push_back("--filename=" + fio_path(o.file));
+	args.push_back(format("--rw=%s%s", o.random ? "rand" : "", write ? "write" : "read"));
+	args.push_back("--bs=" + fio_size(o.block_size));
+	args.push_back("--size=" + fio_size(o.size));
+	if (o.threads > 1) {
+		args.push_back(format("--numjobs=%u", o.threads));
+		if (files == FioFiles::regions)
+			args.push_back("--offset_increment=" + fio_size(o.size));
+		args.push_back("--group_reporting");
+	}
+	args.push_back("--thread");
+	args.push_back(o.queue_depth > 1 ? "--ioengine=io_uring" : "--ioengine=psync");
+	args.push_back(format("--iodepth=%u", o.queue_depth));
+	args.push_back(format("--direct=%d", o.direct ? 1 : 0));
+	if (o.sync)
+		args.push_back("--sync=1");
+	if (o.time_limit > 0) {
+		args.push_back("--runtime=" + fio_seconds(o.time_limit));
+		args.push_back("--time_based");
+	}
+	if (write && !o.cached)
+		args.push_back("--end_fsync=1");
+	args.push_back(format("--invalidate=%d", o.cached ? 0 : 1));
+	if (write)
+		args.push_back(o.random_buffer ? "--scramble_buffers=1" : "--zero_buffers");
+	std::string line;
+	for (const std::string &a : args)
+		line += (line.empty() ? "" : " ") + shell_word(a);
+	return line;
+}
+
+// sdb's buffers from 256 KiB up sit on huge pages (see Buffer), fio's on
+// 4 KiB pages: a device that takes fewer segments per request than a block
+// has pages (virtio: 254) splits fio's O_DIRECT requests and not sdb's.
+// On a virtio disk here that halved fio's SEQ1M Q1T1 reads; with
+// --iomem=shmhuge fio read as fast as sdb.
+bool fio_pages_differ(const Options &o) { return o.direct && o.block_size >= huge_page / 8; }
+
+constexpr char fio_pages_note[] =
+	"# fio's buffers are 4 KiB pages, sdb's huge pages from 256 KiB blocks: where a device takes fewer segments "
+	"per request (virtio: 254), fio's O_DIRECT requests are split and sdb's are not; with huge pages reserved "
+	"(vm.nr_hugepages), add --iomem=shmhuge\n";
+
+// "SEQ1M Q8T1 read" -> "SEQ1M-Q8T1-read": one shell word.
+std::string fio_job_name(std::string name)
+{
+	std::replace(name.begin(), name.end(), ' ', '-');
+	return name;
+}
+
+// --quick --explain: the file and rows the suite would use, as fio lines,
+// without creating the file.  Whether O_DIRECT is honoured is only known
+// from the file itself; FUSE is known from the directory.
+int explain_quick(const Options &opt, std::FILE *out)
+{
+	QuickFile q;
+	Plan check;
+	Error error = choose_quick_file(opt, q);
+	if (!error)
+		error = make_plan(layout_options(opt, q), check);
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	q.direct = !fuse_fs(check.fs_type);
+	std::vector<std::string> notes;
+	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), notes);
+	unsigned runs = quick_runs(opt);
+	std::fprintf(out, "# sdb --quick=%s on %s (%s): %zu fio lines, in sdb's order; sdb runs each %s and "
+		     "reports the median\n", opt.profile->name, printable(q.path).c_str(), q.why.c_str(), rows.size(),
+		     runs == 1 ? "once" : format("%u times", runs).c_str());
+	std::fprintf(out, "# sdb first writes the whole file with random data; fio lays out what a job lacks itself. "
+		     "Remove the file afterwards.\n");
+	if (!q.direct)
+		std::fprintf(out, "# FUSE: sdb runs buffered here, with caches evicted before reads\n");
+	for (const std::string &n : notes)
+		std::fprintf(out, "# %s\n", n.c_str());
+	std::string lines;
+	bool pages_differ = false;
+	for (const QuickRow &row : rows) {
+		Options r = quick_options(opt, q, row.test, row.write);
+		pages_differ |= fio_pages_differ(r);
+		lines += fio_command(r, fio_job_name(row.name), row.test.threads > 1 ? FioFiles::regions : FioFiles::shared);
+		lines += '\n';
+	}
+	if (pages_differ)
+		std::fputs(fio_pages_note, out);
+	std::fputs(lines.c_str(), out);
+	return exit_ok;
+}
+
+// -w/-r --explain: the run make_plan would start, as one fio line.
+int explain_run(const Options &opt, std::FILE *out)
+{
+	Plan plan;
+	if (Error e = make_plan(opt, plan)) {
+		print_error(e);
+		return e.status;
+	}
+	Options r = plan.opt;
+	r.block_size = plan.block_size;
+	r.size = plan.targets[0].size;
+	FioFiles files = FioFiles::shared;
+	if (plan.targets.size() > 1 && plan.targets[1].path != plan.targets[0].path)
+		files = FioFiles::per_thread;
+	else if (plan.targets.size() > 1 && plan.targets[1].base != 0)
+		files = FioFiles::regions;
+	if (opt.timing)
+		std::fprintf(out, "# -T (the memory ceiling) has no fio equivalent\n");
+	if (fio_pages_differ(r))
+		std::fputs(fio_pages_note, out);
+	std::fprintf(out, "%s\n", fio_command(r, "sdb", files).c_str());
+	return exit_ok;
+}
+
 // ------------------------------------------------------------ 14. run, main
 
 // The program proper; returns the exit status.  Order: plan (every check
@@ -4642,6 +4950,8 @@ int run_quick(const Options &opt, std::FILE *out)
 {
 	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	raise_fd_limit();
+	if (opt.explain)
+		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)
 		return run_quick(opt, out);
 	if (opt.op == Options::Op::none)

@@ -13,19 +13,23 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
-        -j | --threads | -t | --time | -q | --queue-depth)
+        -j | --threads | -t | --time | -q | --queue-depth | --runs)
             return      # a number: nothing useful to offer
             ;;
         -m | --mode) offer='seq rand' ;;
         -b | --block-size) offer='4k 64k 1m' ;;
         -s | --size) offer='64m 1g 4g' ;;
         *)
-            $split && return    # --option=value of an option without a value
-            # sdb takes no operands, so every other word is an option.
-            offer='-w --write -r --read -f --file -b --block-size -s --size
-                -j --threads -m --mode -t --time -D --direct -S --sync
-                -R --random-buffer -T --timing -q --queue-depth -v --verbose
-                --json --cached --force --quick --keep -V --version -h --help'
+            if $split; then     # --option=value: only --quick's profile
+                [[ $prev == --quick ]] || return
+                offer='default nvme real mix'
+            else                # sdb takes no operands: every word is an option
+                offer='-w --write -r --read -f --file -b --block-size -s --size
+                    -j --threads -m --mode -t --time -D --direct -S --sync
+                    -R --random-buffer -T --timing -q --queue-depth -v --verbose
+                    --json --cached --force --quick --quick= --keep --runs --explain
+                    -V --version -h --help'
+            fi
             ;;
     esac
     mapfile -t COMPREPLY < <(compgen -W "$offer" -- "$cur")

@@ -62,12 +62,13 @@ case $out in usage:*) ok "--help prints usage on stdout" ;; *) bad "--help print
 # page documents is in --help.
 help_opts=$(printf '%s\n' "$out" | grep -o -- ' -[a-zA-Z],\| --[a-z][a-z-]*' | tr -d ' ,' | sort -u)
 man_opts=$(sed 's/\\-/-/g' "$man" | sed -n '/^\.SH OPTIONS/,/^\.SH /p' |
-	sed -n 's/^\.BR\{0,1\} \(-[a-zA-Z]\) ", " \(--[a-z][a-z-]*\).*/\1\n\2/p; s/^\.B \(--[a-z][a-z-]*\)$/\1/p' | sort -u)
+	sed -n 's/^\.BR\{0,1\} \(-[a-zA-Z]\) ", " \(--[a-z][a-z-]*\).*/\1\n\2/p; s/^\.B \(--[a-z][a-z-]*\)$/\1/p
+		s/^\.BR \(--[a-z][a-z-]*\) "[^"]*"$/\1/p' | sort -u)
 missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 21 options" 21 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 23 options" 23 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ the quick check
@@ -509,7 +510,16 @@ if section the-quick-suite; then
 mkdir -p qs
 run --quick -f qs -t 0.2 -s 32m --json
 check "--quick: exit 0" 0 "$rc"
-check "--quick: six tests of three runs" "6 3 3 3 3 3 3" "$(jq -r '[(.suite | length), (.suite[].repeats | length)] | join(" ")' <<<"$out")"
+check "--quick: eight rows of three runs" "8 3 3 3 3 3 3 3 3" "$(jq -r '[(.suite | length), (.suite[].runs | length)] | join(" ")' <<<"$out")"
+check "--quick: CrystalDiskMark's default rows, each test written then read" \
+	"SEQ1M Q8T1 write,SEQ1M Q8T1 read,SEQ1M Q1T1 write,SEQ1M Q1T1 read,RND4K Q32T1 write,RND4K Q32T1 read,RND4K Q1T1 write,RND4K Q1T1 read" \
+	"$(jq -r '[.suite[].name] | join(",")' <<<"$out")"
+check "--quick: each row's profile, op, block size, depth and threads" \
+	"default write 1048576 8 1|default read 4096 32 1" \
+	"$(jq -r '[.suite[0, 5] | "\(.profile) \(.op) \(.block_size) \(.queue_depth) \(.threads)"] | join("|")' <<<"$out")"
+check "--quick: every run has its rate, IOPS, p99 and delivered share" true \
+	"$(jq '[.suite[].runs[] | has("bytes_per_second") and has("iops") and has("p99_ns") and has("delivered")] | all' <<<"$out")"
+check "--quick: the profile and runs up front" "default 3" "$(jq -r '"\(.quick.profile) \(.quick.runs)"' <<<"$out")"
 check "--quick: medians within the ranges" true \
 	"$(jq '[.suite[] | .min.bytes_per_second <= .median.bytes_per_second and .median.bytes_per_second <= .max.bytes_per_second and .median.iops > 0] | all' <<<"$out")"
 check "--quick: random rows have p99 latency" true "$(jq '[.suite[] | select(.mode == "rand") | .median.p99_ns > 0] | all' <<<"$out")"
@@ -517,8 +527,8 @@ check "--quick: test file removed" "" "$(ls qs)"
 run --quick -f qs/kept -t 0.2 -s 16m --keep
 check "--quick --keep: exit 0" 0 "$rc"
 check "--quick --keep: file kept" 16777216 "$(size_of qs/kept)"
-check "--quick: table has six rows" 6 "$(grep -c '^\(SEQ1M\|RND4K\) ' <<<"$out")"
-case $out in *"quick suite: qs/kept"*"Test file: set by -s"*"About "*) ok "--quick: says what it runs up front" ;;
+check "--quick: table has eight rows" 8 "$(grep -c '^\(SEQ1M\|RND4K\) ' <<<"$out")"
+case $out in *"quick suite: qs/kept"*"Profile default (CrystalDiskMark's default): SEQ1M Q8T1, "*"Test file: set by -s"*"About "*"8 rows x 3 runs"*) ok "--quick: says what it runs up front" ;;
 	*) bad "--quick: says what it runs up front" "$out" ;; esac
 before=$(md5sum <qs/kept)
 run --quick -f qs/kept -t 0.2
@@ -537,6 +547,54 @@ check "--quick interrupted: test file removed" "" "$(ls qs)"
 contains "--quick interrupted: prints the table of what finished" "$(cat quick.out)" "Interrupted: the rows above are what finished"
 run --quick -f qs -s 5m
 check "--quick -s below 8 MiB: usage error" 2 "$rc"
+run --quick=nvme -f qs -t 0.2 -s 32m --runs 1 --json
+check "--quick=nvme: its rows, one run each" \
+	"SEQ1M Q8T1 write,SEQ1M Q8T1 read,SEQ128K Q32T1 write,SEQ128K Q32T1 read,RND4K Q32T16 write,RND4K Q32T16 read,RND4K Q1T1 write,RND4K Q1T1 read 1" \
+	"$(jq -r '"\([.suite[].name] | join(",")) \([.suite[].runs | length] | unique | join(","))"' <<<"$out")"
+run --quick=real -f qs -t 0.2 -s 16m --runs 2
+check "--quick=real --runs 2: four rows, medians of 2" "4 1" \
+	"$(grep -c '^\(SEQ1M\|RND4K\) Q1T1 ' <<<"$out") $(grep -c '^Median of 2 runs' <<<"$out")"
+for bad in --quick=fast --quick=mix "--quick --runs 0" "--quick --runs 101"; do
+	# shellcheck disable=SC2086	# the words of $bad are meant to split
+	run $bad -f qs -t 0.2 -s 16m
+	check "$bad: usage error, one line, no file" "2 1 " "$rc $(grep -c '^sdb: ' <<<"$err") $(ls qs)"
+done
+run --quick=mix -f qs
+contains "--quick=mix: says it needs mixed I/O" "$err" "needs mixed I/O (-M), which this sdb does not have yet"
+run -w -f qs/x --runs 2
+check "--runs without --quick: usage error" 2 "$rc"
+
+# --explain prints fio's command lines and touches nothing.
+run --quick --explain -f qs
+check "--quick --explain: exit 0, no file" "0 " "$rc $(ls qs)"
+check "--quick --explain: 8 fio lines" 8 "$(grep -c '^fio ' <<<"$out")"
+check "--quick --explain: in the suite's order" \
+	"SEQ1M-Q8T1-write SEQ1M-Q8T1-read SEQ1M-Q1T1-write SEQ1M-Q1T1-read RND4K-Q32T1-write RND4K-Q32T1-read RND4K-Q1T1-write RND4K-Q1T1-read" \
+	"$(grep -o '^fio --name=[^ ]*' <<<"$out" | cut -d= -f2 | tr '\n' ' ' | sed 's/ $//')"
+run -w -f qs/plain -j 2 -s 8m -D --explain
+check "-w --explain: one fio line, no file" "0 1 " "$rc $(grep -c '^fio ' <<<"$out") $(ls qs)"
+contains "-w -j 2 --explain: sdb's FILE.0 and FILE.1" "$out" "'--filename_format=qs/plain.\$jobnum' --rw=write --bs=1m --size=8m --numjobs=2"
+# fio runs two explained rows unchanged on a small file, and measures the
+# same kind of I/O: the direction, the block size and the depth (the
+# iodepth_level bucket most I/Os were submitted at).
+if command -v fio >/dev/null; then
+	# Both explained before fio makes qs/f: --quick refuses an existing file.
+	explained=$("$sdb" --quick --explain -f qs/f -s 16m -t 0.3; "$sdb" --quick=nvme --explain -f qs/f -s 16m -t 0.3)
+	fio_row() {	# fio_row ROW: fio's JSON for that explained row
+		local line
+		line=$(grep -m 1 -- "^fio --name=$1 " <<<"$explained")
+		eval "$line --output-format=json" 2>"$work/.fioerr"
+	}
+	out=$(fio_row SEQ1M-Q8T1-write); rc=$?
+	check "fio runs SEQ1M Q8T1 write as explained: writes 1 MiB blocks at depth 8" "0 0 1048576 8" \
+		"$rc $(jq -r '.jobs[0] | "\(.read.io_bytes) \(.write.io_bytes / .write.total_ios) \(.iodepth_level | to_entries | max_by(.value) | .key)"' <<<"$out" 2>&1)"
+	out=$(fio_row RND4K-Q32T16-read); rc=$?
+	check "fio runs RND4K Q32T16 read as explained: reads 4 KiB blocks at depth 32 in 16 jobs" "0 0 4096 32 16" \
+		"$rc $(jq -r '.jobs[0] | "\(.write.io_bytes) \(.read.io_bytes / .read.total_ios) \(.iodepth_level | to_entries | max_by(.value) | .key) \(."job options".numjobs)"' <<<"$out" 2>&1)"
+	rm -f qs/f
+else
+	skipped "fio runs the explained lines" "fio is not installed"
+fi
 "$sdb" --quick -f qs -t 2 -s 32m >/dev/null 2>&1 &
 pid=$!
 sleep 1.5
@@ -768,10 +826,10 @@ else
 		rm -f "$mnt/sparse" "$mnt/falloc" "$mnt/f"
 		run --quick -f "$mnt" -t 0.2 -s 16m --json
 		check "--quick: every run's delivered share recorded, >= 90% on ext4" true \
-			"$(jq '[.suite[].repeats[].delivered] | length == 18 and all(. >= 0.9)' <<<"$out")"
+			"$(jq '[.suite[].runs[].delivered] | length == 24 and all(. >= 0.9)' <<<"$out")"
 		check "--quick: each row's median share" true "$(jq '[.suite[].median.delivered >= 0.9] | all' <<<"$out")"
 		run --quick -f "$mnt" -t 0.2 -s 16m
-		check "--quick: the table's Device column" "Device 6" \
+		check "--quick: the table's Device column" "Device 8" \
 			"$(grep -o 'Device$' <<<"$out") $(grep -c '^\(SEQ1M\|RND4K\) .* [0-9]*%$' <<<"$out")"
 		umount "$mnt"
 	else

@@ -218,7 +218,7 @@ bool same(const Parsed &a, const Parsed &b)
 	       x.queue_depth == y.queue_depth && x.direct == y.direct && x.sync == y.sync &&
 	       x.random_buffer == y.random_buffer && x.timing == y.timing && x.verbose == y.verbose &&
 	       x.json == y.json && x.cached == y.cached && x.force == y.force && x.quick == y.quick &&
-	       x.keep == y.keep;
+	       x.profile == y.profile && x.keep == y.keep && x.runs == y.runs && x.explain == y.explain;
 }
 
 void check_args(std::string_view in)
@@ -261,6 +261,10 @@ void check_args(std::string_view in)
 			FUZZ_CHECK(!(o.cached && o.direct));
 		}
 		FUZZ_CHECK(!o.keep || o.quick);
+		FUZZ_CHECK(!o.runs || o.quick);
+		FUZZ_CHECK(o.runs <= 100);
+		FUZZ_CHECK(!o.quick || (o.profile && !o.profile->missing));
+		FUZZ_CHECK(!o.explain || !o.json);
 		FUZZ_CHECK(o.block_size == 0 || parse_size(std::to_string(o.block_size)) == o.block_size);
 		FUZZ_CHECK(o.size == 0 || parse_size(std::to_string(o.size)) == o.size);
 		break;

@@ -161,6 +161,16 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		{{"-T", "-D", "--cached"}, "--cached and -D"},
 		{{"--quick"}, "--quick needs -f PATH"},
 		{{"--quick", "-f", "d", "-m", "rand"}, "--quick and -m"},
+		{{"--quick=fast", "-f", "d"}, "--quick=fast: unknown profile"},
+		{{"--quick=", "-f", "d"}, "--quick=: unknown profile"},
+		{{"--quick=mix", "-f", "d"}, "--quick=mix: needs mixed I/O"},
+		{{"--quick", "-f", "d", "--runs", "0"}, "--runs 0: runs must be"},
+		{{"--quick", "-f", "d", "--runs=101"}, "--runs 101: runs must be"},
+		{{"--quick", "-f", "d", "--runs"}, "--runs: missing argument"},
+		{{"-w", "-f", "x", "--runs", "2"}, "--runs: only meaningful with --quick"},
+		{{"-w", "-f", "x", "--explain", "--json"}, "--explain and --json"},
+		{{"-T", "--explain"}, "--explain: needs -w, -r or --quick"},
+		{{"-w", "-f", "x", "--explain=1"}, "--explain: takes no value"},
 	};
 	for (const Case &c : cases) {
 		Parsed p = Args(c.args).parse();
@@ -168,6 +178,122 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		CHECK_MESSAGE(p.error.msg.find(c.message) != std::string::npos, p.error.msg);
 		CHECK(p.error.msg.find('\n') == std::string::npos);
 	}
+}
+
+TEST_CASE("parse_args: --quick[=PROFILE], --runs, --explain")
+{
+	Parsed p = Args{"--quick", "-f", "d"}.parse();
+	REQUIRE_FALSE(p.error);
+	REQUIRE(p.opt.profile != nullptr);
+	CHECK(std::string(p.opt.profile->name) == "default");
+	CHECK(quick_runs(p.opt) == 3);
+	CHECK(quick_seconds(p.opt) == 5);
+	p = Args{"--quick=nvme", "-f", "d", "--runs", "1", "-t", "0.5", "--explain"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(std::string(p.opt.profile->name) == "nvme");
+	CHECK(quick_runs(p.opt) == 1);
+	CHECK(quick_seconds(p.opt) == 0.5);
+	CHECK(p.opt.explain);
+	p = Args{"-r", "-f", "x", "--explain"}.parse();
+	CHECK_FALSE(p.error);
+	p = Args{"--quick", "nvme", "-f", "d"}.parse();	// an optional argument takes '='
+	CHECK(p.error.msg.find("nvme: unexpected argument") != std::string::npos);
+}
+
+TEST_CASE("quick profiles: CrystalDiskMark's rows, each written then read")
+{
+	auto names = [](const char *profile, bool uring) {
+		std::vector<std::string> notes;
+		std::string all;
+		for (const QuickRow &r : quick_rows(*find_quick_profile(profile), uring, notes))
+			all += (all.empty() ? "" : ", ") + r.name;
+		return all;
+	};
+	CHECK(names("default", true) == "SEQ1M Q8T1 write, SEQ1M Q8T1 read, SEQ1M Q1T1 write, SEQ1M Q1T1 read, "
+					"RND4K Q32T1 write, RND4K Q32T1 read, RND4K Q1T1 write, RND4K Q1T1 read");
+	CHECK(names("nvme", true) == "SEQ1M Q8T1 write, SEQ1M Q8T1 read, SEQ128K Q32T1 write, SEQ128K Q32T1 read, "
+				     "RND4K Q32T16 write, RND4K Q32T16 read, RND4K Q1T1 write, RND4K Q1T1 read");
+	CHECK(names("real", true) == "SEQ1M Q1T1 write, SEQ1M Q1T1 read, RND4K Q1T1 write, RND4K Q1T1 read");
+	// Without io_uring, the I/Os in flight come from threads instead.
+	CHECK(names("nvme", false) == "SEQ1M Q1T8 write, SEQ1M Q1T8 read, SEQ128K Q1T32 write, SEQ128K Q1T32 read, "
+				      "RND4K Q1T512 write, RND4K Q1T512 read, RND4K Q1T1 write, RND4K Q1T1 read");
+	std::vector<std::string> notes;
+	quick_rows(*find_quick_profile("default"), false, notes);
+	CHECK(notes == std::vector<std::string>{
+			       "io_uring is not available: SEQ1M Q8T1 runs as SEQ1M Q1T8 (8 threads at depth 1)",
+			       "io_uring is not available: RND4K Q32T1 runs as RND4K Q1T32 (32 threads at depth 1)"});
+	CHECK(find_quick_profile("mix")->missing != nullptr);
+	CHECK(find_quick_profile("Default") == nullptr);
+}
+
+TEST_CASE("quick_options: a test's threads share the file, one region each")
+{
+	Options o;
+	o.time_limit = 2;
+	QuickFile q;
+	q.path = "/d/f";
+	q.size = GiB + 4096;
+	Options r = quick_options(o, q, {true, 4 * KiB, 32, 16}, false);
+	CHECK(r.op == Options::Op::read);
+	CHECK(r.random);
+	CHECK(r.threads == 16);
+	CHECK(r.queue_depth == 32);
+	CHECK(r.size == 64 * MiB);	// whole blocks per thread
+	CHECK(r.regions);
+	CHECK(r.random_buffer);
+	CHECK(r.time_limit == 2);
+}
+
+TEST_CASE("--explain: fio's words for sdb's run")
+{
+	CHECK(fio_size(4096) == "4k");
+	CHECK(fio_size(MiB) == "1m");
+	CHECK(fio_size(3 * GiB) == "3g");
+	CHECK(fio_size(1000) == "1000");
+	CHECK(fio_seconds(5) == "5");
+	CHECK(fio_seconds(0.2) == "200ms");
+	CHECK(fio_seconds(0.0001) == "1ms");
+	CHECK(shell_word("/var/tmp/f.0") == "/var/tmp/f.0");
+	CHECK(shell_word("a b") == "'a b'");
+	CHECK(shell_word("it's") == "'it'\\''s'");
+	CHECK(shell_word("") == "''");
+	CHECK(fio_path("a:b") == "a\\:b");
+
+	Options o;
+	o.op = Options::Op::write;
+	o.random = true;
+	o.file = "/var/tmp/q";
+	o.block_size = 4 * KiB;
+	o.size = 64 * MiB;
+	o.threads = 16;
+	o.queue_depth = 32;
+	o.direct = true;
+	o.random_buffer = true;
+	o.time_limit = 5;
+	CHECK(fio_command(o, "RND4K-Q32T16-write", FioFiles::regions) ==
+	      "fio --name=RND4K-Q32T16-write --filename=/var/tmp/q --rw=randwrite --bs=4k --size=64m --numjobs=16 "
+	      "--offset_increment=64m --group_reporting --thread --ioengine=io_uring --iodepth=32 --direct=1 "
+	      "--runtime=5 --time_based --end_fsync=1 --invalidate=1 --scramble_buffers=1");
+	o.op = Options::Op::read;
+	o.random = false;
+	o.block_size = MiB;
+	o.threads = 1;
+	o.queue_depth = 1;
+	o.direct = false;
+	o.time_limit = 0;
+	o.cached = true;
+	CHECK(fio_command(o, "sdb", FioFiles::shared) ==
+	      "fio --name=sdb --filename=/var/tmp/q --rw=read --bs=1m --size=64m --thread --ioengine=psync --iodepth=1 "
+	      "--direct=0 --invalidate=0");
+	o.op = Options::Op::write;
+	o.threads = 2;
+	o.cached = false;
+	o.sync = true;
+	o.random_buffer = false;
+	CHECK(fio_command(o, "sdb", FioFiles::per_thread) ==
+	      "fio --name=sdb '--filename_format=/var/tmp/q.$jobnum' --rw=write --bs=1m --size=64m --numjobs=2 "
+	      "--group_reporting --thread --ioengine=psync --iodepth=1 --direct=0 --sync=1 --end_fsync=1 "
+	      "--invalidate=1 --zero_buffers");
 }
 
 TEST_CASE("parse_args: -T alone needs no target")
@@ -299,7 +425,11 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 	plan.opt.op = Options::Op::read;
 	plan.opt.queue_depth = 4;
 	plan.block_size = 4096;
-	plan.targets.push_back(Target{path, Kind::file, 0, 65536, 65536});
+	Target target;
+	target.path = path;
+	target.kind = Kind::file;
+	target.size = target.existing = 65536;
+	plan.targets.push_back(target);
 	Buffer buffer;
 	REQUIRE_FALSE(buffer.allocate(4 * 4096));
 	Worker w;
@@ -337,7 +467,7 @@ TEST_CASE("median and spread of the quick suite")
 	CHECK(median({3}) == 3);
 	CHECK(median({5, 1, 3}) == 3);
 	CHECK(median({4, 1, 3, 2}) == 2.5);
-	QuickRow row{quick_tests[0], {}};
+	QuickRow row{{false, MiB, 1, 1}, false, "SEQ1M Q1T1 read", {}};
 	for (double bps : {300.0, 100.0, 200.0}) {
 		QuickRun r;
 		r.bytes_per_second = bps;
