@@ -642,7 +642,9 @@ struct Plan {
 	// QD32 on a virtio disk 4 gave more IOPS than 1 (a syscall per I/O)
 	// and than all at once (the device idles while the batch is built).
 	unsigned submit_batch = 4;
-	unsigned wait_batch = 1;	// completions one io_uring_enter waits for
+	// io_uring: completions one io_uring_enter waits for; 0: one, or a
+	// quarter of the depth where every I/O goes to io-wq (see ring_for()).
+	unsigned wait_batch = 0;
 	std::vector<Target> targets;
 	unsigned dio_align = 0;		// bytes; 0 without -D
 	std::string dio_align_source;
@@ -1413,7 +1415,7 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
 		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
 	if (const char *batch = std::getenv("SDB_WAIT_BATCH"))
-		plan.wait_batch = parse_count(batch, 1, 4096).value_or(plan.wait_batch);
+		plan.wait_batch = parse_count(batch, 0, 4096).value_or(plan.wait_batch);
 	return check_memory(plan);
 }
 
@@ -2138,14 +2140,21 @@ bool blocks_always(const Worker &w)
 }
 
 // The thread's ring for -q: set up, with the target and the slot buffers
-// registered.  Untimed, in prepare().
+// registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
+// worker, each completion would wake this thread on its own: it waits for
+// a quarter of the depth instead (the workers, not the depth, bound what
+// runs at once there).  Elsewhere it waits for one, as fio does, so that
+// the device always has the full depth.
 Error ring_for(Worker &w)
 {
 	const Plan &plan = *w.plan;
+	const unsigned depth = plan.opt.queue_depth;
+	const bool punted = blocks_always(w);
+	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
 	w.ring = std::make_unique<Ring>();
-	if (Error e = w.ring->setup(plan.opt.queue_depth, plan.submit_batch, plan.wait_batch))
+	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
 		return e;
-	w.ring->attach(w.fd, is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, blocks_always(w));
+	w.ring->attach(w.fd, is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
 	return {};
 }
 
