@@ -76,6 +76,6 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdb $(DESTDIR)$(MANDIR)/man1/sdb.1 $(DESTDIR)$(COMPDIR)/sdb
 
 clean:
-	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop $(TEST_OBJ)
+	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop bench/uring $(TEST_OBJ)
 
 .PHONY: all check check-sections check-sanitize fuzz bench install uninstall clean

@@ -76,6 +76,7 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -681,6 +682,9 @@ struct Plan {
 	// QD32 on a virtio disk 4 gave more IOPS than 1 (a syscall per I/O)
 	// and than all at once (the device idles while the batch is built).
 	unsigned submit_batch = 4;
+	// io_uring: completions one io_uring_enter waits for; 0: one, or a
+	// quarter of the depth where every I/O goes to io-wq (see ring_for()).
+	unsigned wait_batch = 0;
 	std::vector<Target> targets;
 	unsigned dio_align = 0;		// bytes; 0 without -D
 	std::string dio_align_source;
@@ -1450,6 +1454,8 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	plan.slots = shared ? 1 : opt.queue_depth;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
 		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
+	if (const char *batch = std::getenv("SDB_WAIT_BATCH"))
+		plan.wait_batch = parse_count(batch, 0, 4096).value_or(plan.wait_batch);
 	return check_memory(plan);
 }
 
@@ -1738,7 +1744,15 @@ const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed ev
 constexpr std::size_t max_transfer = 0x7ffff000;
 
 // io_uring through raw syscalls and the kernel's UAPI header: no liburing,
-// sdb depends on libc only.  One ring per thread, used by that thread only.
+// sdb depends on libc only.  One ring per thread, used by that thread only,
+// which is what the setup flags tell the kernel (see setup()).
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
+#endif
+
 class Ring {
 public:
 	Ring() = default;
@@ -1756,15 +1770,37 @@ public:
 			close(fd_);
 	}
 
-	// 0, or the errno of io_uring_setup/mmap.  batch: the most SQEs handed
-	// to one io_uring_enter (0: all that are queued).
-	int setup(unsigned entries, unsigned batch)
+	// A ring of entries SQEs.  submit_batch: the most SQEs handed to one
+	// io_uring_enter (0: all that are queued); wait_batch: the completions
+	// one io_uring_enter waits for (at most all in flight).
+	//
+	// The flags suit one thread that submits and reaps: SINGLE_ISSUER lets
+	// the kernel skip its locking for other submitters; DEFER_TASKRUN (6.1)
+	// runs completion work only when this thread asks for completions, so a
+	// completion never interrupts it and the wait wakes it once for
+	// wait_batch of them, not once each; COOP_TASKRUN (5.19) is the half of
+	// that an older kernel has.  A kernel that does not know a flag refuses
+	// it with EINVAL: the next set is tried, down to none.
+	Error setup(unsigned entries, unsigned submit_batch, unsigned wait_batch)
 	{
+		static const unsigned tries[] = {
+			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
+			IORING_SETUP_COOP_TASKRUN,
+			0,
+		};
 		io_uring_params p {};
-		batch_ = batch;
-		fd_ = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
+		submit_batch_ = submit_batch;
+		wait_batch_ = std::max(wait_batch, 1u);
+		for (unsigned flags : tries) {
+			p = io_uring_params {};
+			p.flags = flags;
+			fd_ = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
+			if (fd_ >= 0 || errno != EINVAL)
+				break;
+		}
 		if (fd_ < 0)
-			return errno;
+			return unavailable(entries, errno);
 		sq_len_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
 		cq_len_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
 		bool single = p.features & IORING_FEAT_SINGLE_MMAP;
@@ -1772,51 +1808,81 @@ public:
 			sq_len_ = cq_len_ = std::max(sq_len_, cq_len_);
 		sq_map_ = mmap(nullptr, sq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQ_RING);
 		if (sq_map_ == MAP_FAILED)
-			return errno;
+			return unavailable(entries, errno);
 		cq_map_ = single ? sq_map_ : mmap(nullptr, cq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_CQ_RING);
 		if (cq_map_ == MAP_FAILED)
-			return errno;
+			return unavailable(entries, errno);
 		sqes_len_ = p.sq_entries * sizeof(io_uring_sqe);
 		sqes_ = mmap(nullptr, sqes_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQES);
 		if (sqes_ == MAP_FAILED)
-			return errno;
+			return unavailable(entries, errno);
 		auto *sq = static_cast<char *>(sq_map_);
 		auto *cq = static_cast<char *>(cq_map_);
 		sq_tail_ = reinterpret_cast<unsigned *>(sq + p.sq_off.tail);
 		sq_mask_ = *reinterpret_cast<unsigned *>(sq + p.sq_off.ring_mask);
-		sq_array_ = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
 		cq_head_ = reinterpret_cast<unsigned *>(cq + p.cq_off.head);
 		cq_tail_ = reinterpret_cast<unsigned *>(cq + p.cq_off.tail);
 		cq_mask_ = *reinterpret_cast<unsigned *>(cq + p.cq_off.ring_mask);
 		cqes_ = reinterpret_cast<io_uring_cqe *>(cq + p.cq_off.cqes);
 		tail_ = *sq_tail_;
-		return 0;
+		// The SQ array maps ring slot i to SQE i, once and for all.
+		auto *sq_array = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
+		for (unsigned i = 0; i < p.sq_entries; i++)
+			sq_array[i] = i;
+		flags_ = p.flags;
+		return {};
 	}
 
-	template <bool Write>
-	void queue(int fd, char *buf, std::size_t len, std::uint64_t offset, unsigned index)
+	// The descriptor and the buffer every I/O of this ring uses, registered
+	// with the kernel where it takes them: a fixed file spares the
+	// descriptor lookup and reference per I/O, a fixed buffer the page
+	// pinning (get_user_pages) per I/O.  Registration is an optimisation: a
+	// refusal (RLIMIT_MEMLOCK for the buffer, an old kernel) leaves the
+	// plain READ/WRITE.  punted: the target cannot be tried without
+	// blocking (no FMODE_NOWAIT: zram, brd, some FUSE files), so the kernel
+	// hands every I/O to an io-wq worker after a first attempt that must
+	// fail; IOSQE_ASYNC skips that attempt.
+	void attach(int fd, bool write, char *buffer, std::size_t len, bool punted)
 	{
-		unsigned at = tail_ & sq_mask_;
-		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + at;
-		std::memset(sqe, 0, sizeof *sqe);
-		sqe->opcode = Write ? IORING_OP_WRITE : IORING_OP_READ;
-		sqe->fd = fd;
+		io_uring_sqe &t = template_;
+		t = io_uring_sqe {};
+		t.opcode = write ? IORING_OP_WRITE : IORING_OP_READ;
+		t.fd = fd;
+		t.flags = punted ? IOSQE_ASYNC : 0;
+		if (syscall(__NR_io_uring_register, fd_, IORING_REGISTER_FILES, &fd, 1) == 0) {
+			t.fd = 0;
+			t.flags |= IOSQE_FIXED_FILE;
+		}
+		iovec whole = {buffer, len};
+		if (len > 0 && syscall(__NR_io_uring_register, fd_, IORING_REGISTER_BUFFERS, &whole, 1) == 0) {
+			t.opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+			t.buf_index = 0;
+		}
+	}
+
+	// An I/O of len bytes at offset into buf, which lies in the attached
+	// buffer; index comes back with its completion.
+	void queue(char *buf, std::size_t len, std::uint64_t offset, unsigned index)
+	{
+		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + (tail_ & sq_mask_);
+		*sqe = template_;
 		sqe->addr = reinterpret_cast<std::uintptr_t>(buf);
 		sqe->len = static_cast<std::uint32_t>(std::min<std::size_t>(len, max_transfer));	// the rest is requeued
 		sqe->off = offset;
 		sqe->user_data = index;
-		sq_array_[at] = at;
-		__atomic_store_n(sq_tail_, ++tail_, __ATOMIC_RELEASE);
+		tail_++;
 		pending_++;
 	}
 
-	// Submit what is queued and wait for at least one completion: 0 or errno.
-	int submit_and_wait()
+	// Submit what is queued and wait for wait_batch completions (or all
+	// inflight, if fewer): 0 or errno.
+	int submit_and_wait(unsigned inflight)
 	{
-		while (pending_ > 0 && batch_ > 0 && pending_ > batch_)
-			if (int err = enter(batch_, 0, 0))
+		__atomic_store_n(sq_tail_, tail_, __ATOMIC_RELEASE);
+		while (submit_batch_ > 0 && pending_ > submit_batch_)
+			if (int err = enter(submit_batch_, 0, 0))
 				return err;
-		return enter(pending_, 1, IORING_ENTER_GETEVENTS);
+		return enter(pending_, std::min(wait_batch_, std::max(inflight, 1u)), IORING_ENTER_GETEVENTS);
 	}
 
 	bool reap(unsigned &index, int &res)
@@ -1831,7 +1897,18 @@ public:
 		return true;
 	}
 
+	unsigned flags() const { return flags_; }
+	const io_uring_sqe &sqe_template() const { return template_; }
+
 private:
+	static Error unavailable(unsigned entries, int err)
+	{
+		return runtime_error("-q %u: io_uring is not available: %s%s", entries, std::strerror(err),
+				     err == ENOSYS ? " (this kernel has no io_uring)"
+				     : err == EPERM ? " (disabled by the kernel.io_uring_disabled sysctl or a seccomp filter)"
+						    : "");
+	}
+
 	int enter(unsigned submit, unsigned wait, unsigned flags)
 	{
 		for (;;) {
@@ -1845,11 +1922,12 @@ private:
 		}
 	}
 
+	io_uring_sqe template_ {};	// what every SQE of this ring starts from
 	int fd_ = -1;
 	void *sq_map_ = MAP_FAILED, *cq_map_ = MAP_FAILED, *sqes_ = MAP_FAILED;
 	std::size_t sq_len_ = 0, cq_len_ = 0, sqes_len_ = 0;
-	unsigned *sq_tail_ = nullptr, *sq_array_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
-	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, batch_ = 0;
+	unsigned *sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
+	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1, flags_ = 0;
 	io_uring_cqe *cqes_ = nullptr;
 };
 
@@ -2077,6 +2155,49 @@ void advise_readahead(const Worker &w)
 			      w.plan->opt.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
 
+// Whether the target can be tried without blocking (FMODE_NOWAIT), asked
+// the way io_uring asks it: a read with RWF_NOWAIT is refused with
+// EOPNOTSUPP where it cannot.  A write's descriptor cannot read: the same
+// inode is opened again for reading; if that fails, the answer is "can".
+bool blocks_always(const Worker &w)
+{
+	const Options &o = w.plan->opt;
+	int fd = w.fd;
+	if (is_write(o)) {
+		fd = open(format("/proc/self/fd/%d", w.fd).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (o.direct ? O_DIRECT : 0));
+		if (fd < 0)
+			return false;
+	}
+	// Its own buffer: a write's may be shared by every thread.
+	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, 4096);
+	void *scratch = std::aligned_alloc(len, len);
+	iovec one = {scratch, len};
+	bool refused = scratch && preadv2(fd, &one, 1, static_cast<off_t>(w.target->base), RWF_NOWAIT) < 0 && errno == EOPNOTSUPP;
+	std::free(scratch);
+	if (fd != w.fd)
+		close(fd);
+	return refused;
+}
+
+// The thread's ring for -q: set up, with the target and the slot buffers
+// registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
+// worker, each completion would wake this thread on its own: it waits for
+// a quarter of the depth instead (the workers, not the depth, bound what
+// runs at once there).  Elsewhere it waits for one, as fio does, so that
+// the device always has the full depth.
+Error ring_for(Worker &w)
+{
+	const Plan &plan = *w.plan;
+	const unsigned depth = plan.opt.queue_depth;
+	const bool punted = blocks_always(w);
+	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
+	w.ring = std::make_unique<Ring>();
+	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
+		return e;
+	w.ring->attach(w.fd, is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
+	return {};
+}
+
 Error prepare(Worker &w)
 {
 	const Options &o = w.plan->opt;
@@ -2084,14 +2205,9 @@ Error prepare(Worker &w)
 		return e;
 	if (!o.cached)
 		advise_readahead(w);
-	if (o.queue_depth > 1) {
-		w.ring = std::make_unique<Ring>();
-		if (int err = w.ring->setup(o.queue_depth, w.plan->submit_batch))
-			return runtime_error("-q %u: io_uring is not available: %s%s", o.queue_depth, std::strerror(err),
-					     err == ENOSYS ? " (this kernel has no io_uring)"
-					     : err == EPERM ? " (disabled by the kernel.io_uring_disabled sysctl or a seccomp filter)"
-							    : "");
-	}
+	if (o.queue_depth > 1)
+		if (Error e = ring_for(w))
+			return e;
 	if (is_write(o) && o.random && w.target->kind != Kind::block && w.target->kind != Kind::chr)
 		if (Error e = lay_out(w))
 			return e;
@@ -2332,7 +2448,7 @@ void uring_loop(Worker &w)
 			stamp(starts[i], s.len, t.base + s.offset, io_number);
 		}
 		io_number++;
-		ring.queue<Write>(w.fd, starts[i], s.len, t.base + s.offset, i);
+		ring.queue(starts[i], s.len, t.base + s.offset, i);
 		inflight++;
 	};
 	auto count = [&](const Slot &s, std::int64_t now) {
@@ -2345,7 +2461,7 @@ void uring_loop(Worker &w)
 	for (unsigned i = 0; i < depth; i++)
 		refill(i, w.start_ns);
 	while (inflight > 0) {
-		if (int err = ring.submit_and_wait()) {
+		if (int err = ring.submit_and_wait(inflight)) {
 			fail(w, ring_error(t.path, err));
 			break;
 		}
@@ -2370,7 +2486,7 @@ void uring_loop(Worker &w)
 					count(s, now);
 					break;
 				}
-				ring.queue<Write>(w.fd, starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index);
+				ring.queue(starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index);
 				inflight++;
 				break;
 			case Settled::ended:
@@ -4449,7 +4565,7 @@ Options layout_options(const Options &o, const QuickFile &q)
 bool io_uring_works()
 {
 	Ring ring;
-	return ring.setup(4, 0) == 0;
+	return !ring.setup(4, 0, 1);
 }
 
 // One run of one test: plan, buffers, execute, and the numbers kept.  With

@@ -6,7 +6,10 @@
 # same duration (or the same bytes) and the same cache state, alternating the
 # tools A B C A B C ... BENCH_PAIRS times, and reports the median of each tool,
 # the ratio sdb/peer and the ratio sdb/limit, where the limit is the minimal
-# loop (bench/loop.c; /bin/true for start-up): what no tool can beat here.
+# loop (bench/loop.c; bench/uring.c for io_uring; /bin/true for start-up):
+# what no tool can beat here.  The fast-device cases (fast_*) run on a zram
+# device of their own when root, where the tool rather than the device is
+# the bottleneck; otherwise they are skipped, and say so.
 #
 # The map: CASES (the one table: a case is its lines there, nothing else) ->
 # tools and scratch files -> one run of one tool (sdb_run, fio_run, ...) ->
@@ -22,6 +25,8 @@
 #   BENCH_DISK_SIZE=4g    test file of the on-disk cases (one pass = one run)
 #   BENCH_STARTS=20       runs of the start-up case
 #   BENCH_CASES=          the cases to run, e.g. "rand_cached seq_read" (default all)
+#   BENCH_FAST_SIZE=1g    bytes of the fast device (a zram device of its own,
+#                         made and removed by this script; root only)
 #   BENCH_DIR=            scratch parent (default /var/tmp, else the repo's
 #                         parent; never a memory-backed file system)
 #
@@ -35,6 +40,7 @@ SECS=${BENCH_SECONDS:-4}
 CACHE_SIZE=${BENCH_CACHE_SIZE:-1g}
 DISK_SIZE=${BENCH_DISK_SIZE:-4g}
 STARTS=${BENCH_STARTS:-20}
+FAST_SIZE=${BENCH_FAST_SIZE:-1g}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SDB=$ROOT/sdb
@@ -55,6 +61,8 @@ to_bytes() {	# 4g -> 4294967296
 case $PAIRS$SECS$STARTS in *[!0-9]*) die "BENCH_PAIRS, BENCH_SECONDS and BENCH_STARTS are whole numbers" ;; esac
 CACHE_BYTES=$(to_bytes "$CACHE_SIZE")
 DISK_BYTES=$(to_bytes "$DISK_SIZE")
+FAST_BYTES=$(to_bytes "$FAST_SIZE")
+FAST_HALF=$((FAST_BYTES / 2))
 [ "$CACHE_BYTES" -le "$DISK_BYTES" ] || die "BENCH_CACHE_SIZE must not exceed BENCH_DISK_SIZE"
 
 # ---- the cases ------------------------------------------------------------------
@@ -68,11 +76,20 @@ DISK_BYTES=$(to_bytes "$DISK_SIZE")
 #          more with the CPU per I/O of the same runs; limit: the sdb/limit column
 #   label  the row's label (sdb line) or the peer's name
 #   run    a shell command, evaluated at run time, that prints "VALUE CPU" or n/a
+#          (CPU: seconds per million I/Os, i.e. microseconds per I/O; OUTSIDE=1
+#          measures it around the tool's processes instead of asking the tool)
 # The page-cache cases warm the cache before every run (others on the machine
 # may evict it), and pass --cached to sdb (which otherwise evicts before a
 # read and per pass of -t) and --invalidate=0 to fio (which otherwise drops
 # the cache); loop drops nothing.
 # The start case runs BENCH_STARTS times, through hyperfine when installed.
+# The fast cases read 4k at random, O_DIRECT, from $Z (BENCH_FAST_SIZE of
+# random bytes on zram): 1 thread; 2 threads on their own halves (sdb -j 2,
+# fio numjobs=2 offset_increment, two loops or uring -j 2); -q 32 against
+# fio's io_uring engine and the raw io_uring loop bench/uring.c.  Their CPU
+# is measured around the processes for every tool (OUTSIDE=1): io_uring
+# hands I/O on zram to the kernel's io-wq worker threads, which fio's own
+# accounting (its job thread's rusage) leaves out.
 CASES=$(cat <<'EOF'
 rand_cached | IOPS  | sdb  | sdb      | 4k rand read, page cache, 1 thread     | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
 rand_cached | IOPS  | fio  | peer     | fio psync                              | warm; fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
@@ -96,6 +113,18 @@ rand_q32    | IOPS  | sdb  | sdb      | 4k rand read, O_DIRECT, -q 32          |
 rand_q32    | IOPS  | fio  | peer+cpu | fio io_uring QD32                      | fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --size="$DISK_BYTES" --time_based --runtime="$SECS"
 quick       | s     | sdb  | sdb      | quick check -w -b 64m -s 256m -D -S    | rm -f "$Q"; sync; wall_run "$SDB" -w -f "$Q" -b 64m -s 256m -D -S
 quick       | s     | fio  | peer     | fio same job                           | rm -f "$Q"; sync; wall_run fio --name=quick --filename="$Q" --rw=write --bs=64m --size=256m --direct=1 --sync=1 --end_fsync=1
+fast_qd1    | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, QD1          | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -t "$SECS" -f "$Z"
+fast_qd1    | IOPS  | fio  | peer+cpu | fio psync                              | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=psync --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_qd1    | IOPS  | loop | limit    | loop                                   | OUTSIDE=1 loop_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -t "$SECS" "$Z"
+fast_j2     | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -j 2         | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -j 2 -t "$SECS" -f "$Z"
+fast_j2     | IOPS  | fio  | peer+cpu | fio psync numjobs=2                    | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=psync --direct=1 --numjobs=2 --group_reporting --size="$FAST_HALF" --offset_increment="$FAST_HALF" --time_based --runtime="$SECS"
+fast_j2     | IOPS  | loop | limit    | 2 loops                                | OUTSIDE=1 loop_run iops -2 -r -D -m rand -b 4k -s "$FAST_SIZE" -t "$SECS" "$Z"
+fast_q32    | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32        | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 32 -t "$SECS" -f "$Z"
+fast_q32    | IOPS  | fio  | peer+cpu | fio io_uring QD32                      | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_q32    | IOPS  | uring| limit    | uring                                  | OUTSIDE=1 uring_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 32 -t "$SECS" "$Z"
+fast_q32j2  | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32 -j 2   | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" -f "$Z"
+fast_q32j2  | IOPS  | fio  | peer+cpu | fio io_uring QD32 numjobs=2            | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --numjobs=2 --group_reporting --size="$FAST_HALF" --offset_increment="$FAST_HALF" --time_based --runtime="$SECS"
+fast_q32j2  | IOPS  | uring| limit    | uring -j 2                             | OUTSIDE=1 uring_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" "$Z"
 start       | ms    | sdb  | sdb      | start-up: sdb -V                       | wall_run "$SDB" -V
 start       | ms    | fio  | peer     | fio --version                          | wall_run fio --version
 start       | ms    | true | limit    | /bin/true                              | wall_run /bin/true
@@ -159,7 +188,14 @@ pick_dir() {
 }
 DIR=$(pick_dir) || die "no disk-backed directory with $((2 * DISK_BYTES >> 20)) MiB free (set BENCH_DIR)"
 DIR=$(cd "$DIR" && pwd)
-cleanup() { rm -rf "$DIR"; }
+ZRAM=	# the number of the fast cases' zram device, while it exists
+cleanup() {
+	rm -rf "$DIR"
+	if [ -n "$ZRAM" ]; then
+		echo 1 >"/sys/block/zram$ZRAM/reset"
+		echo "$ZRAM" >/sys/class/zram-control/hot_remove
+	fi
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -169,12 +205,33 @@ cp "$SDB" "$DIR/sdb" && "$DIR/sdb" -V >/dev/null 2>&1 && SDB=$DIR/sdb
 "$SDB" -V >/dev/null || die "$SDB does not run"
 LOOP=$ROOT/bench/loop
 [ "$LOOP" -nt "$LOOP.c" ] || cc -O2 -o "$LOOP" "$LOOP.c" || die "cannot build bench/loop.c"
+URING=$ROOT/bench/uring
+[ "$URING" -nt "$URING.c" ] || cc -O2 -pthread -o "$URING" "$URING.c" || die "cannot build bench/uring.c"
 F=$DIR/f	# BENCH_DISK_SIZE of pseudo-random bytes; F.0..F.31 are hard links to it
 W=$DIR/w	# the write target, laid out before the first timed write
 Q=$DIR/q	# the quick check's file, removed before every run
 LOG=$DIR/log
 
 # ---- one run of one tool: prints "VALUE CPU_S_PER_MIO_IO" or "n/a" ------------
+
+# timed CMD...: CMD; with OUTSIDE set, the CPU time of its processes (user +
+# system, every thread, the kernel's io-wq workers included, as the shell's
+# children) goes to $DIR/cpu.time.
+timed() {
+	[ -n "${OUTSIDE:-}" ] || { "$@"; return; }
+	local TIMEFORMAT='%U %S'
+	{ time "$@" 2>&4; } 4>&2 2>"$DIR/cpu.time"
+}
+
+# cpu_per_io OPS OWN: microseconds of CPU per I/O, measured outside when
+# OUTSIDE is set, else OWN (the tool's own figure, or -).
+cpu_per_io() {
+	if [ -n "${OUTSIDE:-}" ]; then
+		awk -v ops="$1" '{ printf "%.4f\n", ($1 + $2) / ops * 1e6 }' "$DIR/cpu.time"
+	else
+		echo "$2"
+	fi
+}
 
 fail() {	# fail TOOL STATUS: log the cause, print n/a
 	say "    $1 failed (exit $2): $(tail -1 "$LOG" 2>/dev/null)"
@@ -187,14 +244,15 @@ fail() {	# fail TOOL STATUS: log the cause, print n/a
 sdb_run() {
 	local metric=$1 out rc
 	shift
-	out=$("$SDB" --json "$@" 2>"$LOG")
+	out=$(timed "$SDB" --json "$@" 2>"$LOG")
 	rc=$?
 	[ $rc = 0 ] || { fail sdb $rc; return; }
-	grep '^sdb: warning' "$LOG" | sed 's/^/    /' >&2
-	jq -r --arg m "$metric" '
+	grep '^sdb: warning' "$LOG" | grep -v 'memory-backed block device\|above .* memory' | sed 's/^/    /' >&2
+	set -- $(jq -r --arg m "$metric" '
 		(if $m == "iops" then .total.iops else .total.bytes_per_second end) as $v |
 		((.cpu.user_seconds + .cpu.system_seconds) / .total.ops * 1e6) as $c |
-		"\($v) \($c)"' <<<"$out"
+		"\($v) \($c) \(.total.ops)"' <<<"$out")
+	echo "$1 $(cpu_per_io "$3" "$2")"
 }
 
 # fio_run iops|bps read|write ARGS...: fio's JSON; with group_reporting jobs[0]
@@ -203,24 +261,59 @@ sdb_run() {
 fio_run() {
 	local metric=$1 dir=$2 out rc
 	shift 2
-	out=$(fio --output-format=json --name=bench "$@" 2>"$LOG")
+	out=$(timed fio --output-format=json --name=bench "$@" 2>"$LOG")
 	rc=$?
 	[ $rc = 0 ] || { fail fio $rc; return; }
-	sed -n '/^{/,$p' <<<"$out" | jq -r --arg m "$metric" --arg d "$dir" '
+	set -- $(sed -n '/^{/,$p' <<<"$out" | jq -r --arg m "$metric" --arg d "$dir" '
 		.jobs[0] as $j | $j[$d] as $io |
 		(if $m == "iops" then $io.iops else $io.bw_bytes end) as $v |
 		(($j.usr_cpu + $j.sys_cpu) / 100 * $j.job_runtime / 1000 / $io.total_ios * 1e6) as $c |
-		"\($v) \($c)"'
+		"\($v) \($c) \($io.total_ios)"')
+	echo "$1 $(cpu_per_io "$3" "$2")"
 }
 
-# loop_run iops|bps ARGS...
+# loop_run iops|bps [-2] ARGS...: bench/loop.c; -2: two of them at once,
+# their rates added.
 loop_run() {
 	local metric=$1 out rc
 	shift
-	out=$("$LOOP" "$@" 2>"$LOG")
+	if [ "$1" = -2 ]; then
+		shift
+		out=$(timed both "$LOOP" "$@" 2>"$LOG")
+	else
+		out=$(timed "$LOOP" "$@" 2>"$LOG")
+	fi
 	rc=$?
 	[ $rc = 0 ] || { fail loop $rc; return; }
-	sed -n "s/.*\\b$metric=\\([0-9.]*\\).*/\\1 -/p" <<<"$out"
+	limit_value "$metric" "$out"
+}
+
+# uring_run iops|bps ARGS...: bench/uring.c, which counts its CPU itself.
+uring_run() {
+	local metric=$1 out rc
+	shift
+	out=$(timed "$URING" "$@" 2>"$LOG")
+	rc=$?
+	[ $rc = 0 ] || { fail uring $rc; return; }
+	limit_value "$metric" "$out"
+}
+
+# both CMD...: CMD twice at the same time; fails if either does.
+both() {
+	local a b
+	"$@" & a=$!
+	"$@" & b=$!
+	wait $a && wait $b
+}
+
+# limit_value METRIC LINES: the sum of METRIC= over the lines of the limit
+# loops, and their CPU per I/O (cpu_us= where given, else -).
+limit_value() {
+	local v ops own
+	v=$(sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2" | awk '{ s += $1 } END { print s }')
+	ops=$(sed -n 's/.*\bops=\([0-9]*\).*/\1/p' <<<"$2" | awk '{ s += $1 } END { print s }')
+	own=$(sed -n 's/.*\bcpu_us=\([0-9.]*\).*/\1/p' <<<"$2" | head -1)
+	echo "$v $(cpu_per_io "$ops" "${own:--}")"
 }
 
 # dd_run ARGS...: bytes/s from dd's own summary line (its clock starts after
@@ -251,6 +344,21 @@ warm() {
 	"$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null && "$LOOP" -r -b 1m -s "$CACHE_SIZE" "$F" >/dev/null
 }
 
+# The fast device: a zram device of its own (never one that exists: tests
+# and swap use those), BENCH_FAST_SIZE of random bytes that do not
+# compress, removed at exit.  Root only; otherwise FAST_SKIP says why not.
+FAST_SKIP= Z=
+fast_setup() {
+	local n i
+	[ "$(id -u)" = 0 ] || { FAST_SKIP="needs root (a zram device of its own)"; return; }
+	[ -w /sys/class/zram-control/hot_add ] || { FAST_SKIP="no zram module loaded (modprobe zram)"; return; }
+	n=$(cat /sys/class/zram-control/hot_add) || { FAST_SKIP="cannot add a zram device"; return; }
+	ZRAM=$n Z=/dev/zram$n
+	echo "$FAST_BYTES" >"/sys/block/zram$n/disksize" || { FAST_SKIP="cannot size $Z"; return; }
+	for i in $(seq 50); do [ -b "$Z" ] && break; sleep 0.1; done
+	"$LOOP" -w -D -F -b 16m -s "$FAST_SIZE" "$Z" >/dev/null || FAST_SKIP="cannot write $Z"
+}
+
 # ---- running a case -------------------------------------------------------------
 
 RES=$DIR/results
@@ -260,6 +368,10 @@ mkdir -p "$RES"
 # "VALUE CPU" goes to RES/CASE.TOOL.
 run_case() {
 	local case=$1 rounds=$2 r i v
+	if [[ $case == fast_* ]] && [ -n "$FAST_SKIP" ]; then
+		say "== $case: skipped: $FAST_SKIP"
+		return
+	fi
 	say "== $case"
 	for ((r = 1; r <= rounds; r++)); do
 		for i in $(lines "$case"); do
@@ -347,7 +459,8 @@ case_rows() {
 		row "$label" "$unit" "$a" "${T_LABEL[i]}" "$(median "$case" "${T_TOOL[i]}")" "$limit"
 		[ "${T_ROLE[i]}" = peer+cpu ] &&
 			row "$label: CPU per I/O" "s/1M I/O" "$(median "$case" "$tool" 2)" \
-				"${T_LABEL[i]}" "$(median "$case" "${T_TOOL[i]}" 2)" -
+				"${T_LABEL[i]}" "$(median "$case" "${T_TOOL[i]}" 2)" \
+				"$([ -n "$l" ] && median "$case" "${T_TOOL[l]}" 2 || echo -)"
 	done
 	[ -n "$(lines "$case" peer peer+cpu)" ] || row "$label" "$unit" "$a" - - "$limit"
 }
@@ -392,10 +505,18 @@ STARTUP_METHOD="not run"
 } >"$DIR/header"
 cat "$DIR/header" >&2
 
-say "== preparing $DIR: $DISK_SIZE of pseudo-random data in $F and $W"
-"$LOOP" -w -D -y -F -b 16m -s "$DISK_SIZE" "$F" >/dev/null || die "cannot write $F"
-"$LOOP" -w -D -y -b 16m -s "$DISK_SIZE" "$W" >/dev/null || die "cannot write $W"
-for i in $(seq 0 31); do ln "$F" "$F.$i" || die "cannot link $F.$i"; done
+if [[ " ${CASE_ORDER[*]} " =~ \ (rand_|seq_|scale) ]]; then	# the cases that read F or write W
+	say "== preparing $DIR: $DISK_SIZE of pseudo-random data in $F and $W"
+	"$LOOP" -w -D -y -F -b 16m -s "$DISK_SIZE" "$F" >/dev/null || die "cannot write $F"
+	"$LOOP" -w -D -y -b 16m -s "$DISK_SIZE" "$W" >/dev/null || die "cannot write $W"
+	for i in $(seq 0 31); do ln "$F" "$F.$i" || die "cannot link $F.$i"; done
+fi
+
+if [[ " ${CASE_ORDER[*]}" == *" fast_"* ]]; then
+	say "== preparing the fast device: $FAST_SIZE of zram"
+	fast_setup
+	echo "fast device: ${FAST_SKIP:+skipped: }${FAST_SKIP:-$Z, zram ($(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/zram$ZRAM/comp_algorithm")), $FAST_SIZE of random bytes}" >>"$DIR/header"
+fi
 
 for case in "${CASE_ORDER[@]}"; do
 	if [ "$case" = start ]; then run_start; else run_case "$case" "$PAIRS"; fi
@@ -412,7 +533,7 @@ cat <<EOF
 
 Medians of $PAIRS alternated runs ($STARTS for start-up); sdb/peer and sdb/limit are ratios of
 the medians, so above 1 is better for rates and below 1 is better for CPU, wall time and
-start-up; the limit is the minimal loop, bench/loop.c (start-up: /bin/true), which no
+start-up; the limit is the minimal loop, bench/loop.c (-q: bench/uring.c; start-up: /bin/true), which no
 tool can beat by much: sdb/limit near 1 means sdb adds nothing measurable to the I/O
 itself.  n/a = the tool refused or failed (see its message above); - = no such column.
 Every tool used the same file and block size:
@@ -429,6 +550,16 @@ Every tool used the same file and block size:
   32 hard links of it vs 32 fio jobs (processes) on it; -q 32 = one thread, io_uring.
   CPU: each tool's own accounting (sdb: cpu.user+system over total.ops; fio:
   (usr_cpu+sys_cpu)% x job_runtime over total_ios).
+- fast device (fast_*): 4k random O_DIRECT reads for ${SECS} s from a zram device of the
+  script's own ($FAST_SIZE of random bytes): memory behind a block device, so the tool and
+  the kernel's I/O path are the bottleneck, not the device.  QD1 = one thread, pread;
+  -j 2 = two threads (fio: two jobs) on the two halves; -q 32 = one thread, io_uring,
+  against fio's io_uring engine; limits: bench/loop.c (two at once for -j 2) and
+  bench/uring.c (a raw io_uring loop: registered buffer and file, SINGLE_ISSUER +
+  DEFER_TASKRUN, IOSQE_ASYNC, waiting for 8 completions at a time).  CPU per I/O of
+  every tool here is measured around its processes (bash's time: user + system of
+  every thread), because zram cannot be tried without blocking, so io_uring hands
+  every I/O to kernel io-wq threads of the process, which fio's own figure omits.
 - quick check: whole-process wall time around the process (bash EPOCHREALTIME,
   which adds a fork of bash to both), the file removed and the file system synced
   before every run; fio fills its 64 MiB buffer with random data by default, sdb
