@@ -73,10 +73,11 @@ if [ ! -f "$deb" ] || [ ! -f "$changes" ]; then bad "the build made one .deb and
 
 # ------------------------------------------------------------ lintian
 # As root lintian only warns that it should not run as root: run it as
-# nobody, with a home and a TMPDIR of its own.
+# nobody, with a home, a TMPDIR and a working directory of its own (the
+# checkout may sit in a directory nobody cannot enter).
 lint=$tmp/lintian
 mkdir -p "$lint/tmp" && chown -R nobody: "$lint"
-lintian_out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+lintian_out=$(cd "$lint" && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info --fail-on error,warning "$changes" 2>&1)
 lintian_rc=$?
 [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/    lintian: /'
