@@ -853,12 +853,8 @@ void find_backing_device(Plan &plan)
 	if (!fuse_fs(plan.fs_type) || t.kind == Kind::block || t.kind == Kind::chr || plan.opt.cached ||
 	    mounted_fs_type(plan.fs_dev, plan.fs_type) != "fuseblk")
 		return;
-	std::ifstream uevent(sysfs_dev(plan.fs_dev) + "/uevent");
-	std::string line, device;
-	while (std::getline(uevent, line))
-		if (line.rfind("DEVNAME=", 0) == 0)
-			device = "/dev/" + line.substr(8);
-	plan.backing_error = device.empty() ? ENODEV : flush_device(device);
+	std::string device = device_node(sysfs_dev(plan.fs_dev));
+	plan.backing_error = flush_device(device);
 	if (!plan.backing_error)
 		plan.backing_device = device;
 }

@@ -44,6 +44,8 @@ run() {
 	err=$(cat "$work/.err")
 }
 size_of() { stat -c %s "$1" 2>/dev/null || echo missing; }
+# release_image IMG: detach the loop device $loop (if any), remove IMG.
+release_image() { [ -n "${loop:-}" ] && losetup -d "$loop"; loop=; rm -f "$1"; }
 # bad_input RC TEXT ARGS...: exit RC, exactly one line "sdb: ...TEXT...", no stdout.
 bad_input() {	# expected-rc expected-text args...
 	local want=$1 text=$2
@@ -734,9 +736,7 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
 	else
 		skipped "every pass reaches the device" "no loop device or mkfs.ext4"
 	fi
-	[ -n "$loop" ] && losetup -d "$loop"
-	loop=
-	rm -f passes.img
+	release_image passes.img
 
 	# ntfs-3g (FUSE over a block device): reads either reach the device
 	# (sdb flushes its cache, as root) or carry a warning that they may not.
@@ -844,9 +844,7 @@ else
 	else
 		skipped "sdb checks itself on ext4" "loop device, mkfs.ext4 or mount failed"
 	fi
-	[ -n "$loop" ] && losetup -d "$loop"
-	loop=
-	rm -f verify.img
+	release_image verify.img
 
 	# btrfs with compress-force: zeros shrink to almost nothing on the
 	# device, so a zero-buffer write is caught; -R data is not.
