@@ -1697,16 +1697,36 @@ public:
 		return (shift + 1) * sub_count + static_cast<unsigned>(v >> shift) - sub_count;
 	}
 
-	static std::uint64_t midpoint(unsigned i)
+	static std::uint64_t midpoint(unsigned i) { return low(i) + (width(i) >> 1); }
+
+	// Bucket i holds the values low(i) .. high(i), both included.
+	static std::uint64_t low(unsigned i)
 	{
 		if (i < 2 * sub_count)
 			return i;
-		unsigned shift = i / sub_count - 1;
-		std::uint64_t low = static_cast<std::uint64_t>(i % sub_count + sub_count) << shift;
-		return low + ((std::uint64_t{1} << shift) >> 1);
+		return static_cast<std::uint64_t>(i % sub_count + sub_count) << (i / sub_count - 1);
+	}
+	static std::uint64_t high(unsigned i) { return low(i) + width(i) - 1; }
+
+	// The samples in bucket i.
+	std::uint64_t at(unsigned i) const { return counts_[i]; }
+
+	// n samples known only by their bucket (a saved histogram): counted at
+	// the bucket's midpoint, clamped to the bucket's bounds for min and max.
+	void add_bucket(unsigned i, std::uint64_t n)
+	{
+		if (n == 0)
+			return;
+		counts_[i] += n;
+		count_ += n;
+		sum_ += midpoint(i) * n;
+		min_ = std::min(min_, low(i));
+		max_ = std::max(max_, high(i));
 	}
 
 private:
+	static std::uint64_t width(unsigned i) { return i < 2 * sub_count ? 1 : std::uint64_t{1} << (i / sub_count - 1); }
+
 	std::vector<std::uint64_t> counts_;
 	std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
 };

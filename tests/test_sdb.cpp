@@ -550,6 +550,28 @@ TEST_CASE("Histogram: merge adds counts")
 	CHECK(a.max() == 1000000);
 }
 
+TEST_CASE("Histogram: bucket bounds tile the values, and a saved histogram rebuilds its percentiles")
+{
+	for (unsigned i = 0; i + 1 < Histogram::buckets; i++) {
+		REQUIRE(Histogram::low(i) <= Histogram::high(i));
+		REQUIRE(Histogram::high(i) + 1 == Histogram::low(i + 1));
+		REQUIRE(Histogram::index(Histogram::low(i)) == i);
+		REQUIRE(Histogram::index(Histogram::high(i)) == i);
+	}
+	CHECK(Histogram::high(Histogram::buckets - 1) == UINT64_MAX);
+
+	Histogram h, rebuilt;
+	for (std::uint64_t v = 1000; v < 5000000; v = v * 21 / 20)
+		h.add(v);
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		rebuilt.add_bucket(i, h.at(i));
+	CHECK(rebuilt.count() == h.count());
+	for (double q : {0.5, 0.9, 0.99})
+		CHECK(rebuilt.percentile(q) == h.percentile(q));
+	CHECK(rebuilt.min() <= h.min());
+	CHECK(rebuilt.max() >= h.max());
+}
+
 TEST_CASE("json_string escapes what JSON requires")
 {
 	CHECK(json_string("plain") == "\"plain\"");
