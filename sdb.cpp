@@ -1531,17 +1531,23 @@ std::uint64_t huge_page_bytes(const void *addr)
 
 // Fill from the kernel's random source (what /dev/urandom reads), one
 // chunk per core in parallel: a 64 MiB random buffer must not be the slow
-// part of a quick check.  In 4 MiB pieces, asking `interrupted()` (on the
-// calling thread) every few milliseconds, so that Ctrl-C is not kept
-// waiting by a large buffer.  Returns 0, an errno, or EINTR when interrupted.
-template <typename Interrupted>
-int fill_random(char *data, std::size_t size, Interrupted interrupted)
+// part of a quick check.  In 4 MiB pieces, asking `stop()` (on the calling
+// thread) every few milliseconds, so that Ctrl-C is not kept waiting by a
+// large buffer: stop() returns the Error that ends the fill, or none.
+template <typename Stop>
+Error fill_random(char *data, std::size_t size, Stop stop)
 {
 	const std::size_t piece = 4 * MiB;
 	unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
 	std::size_t chunk = size < 16 * MiB ? size : (size / workers + piece - 1) / piece * piece;
-	std::atomic<int> failure{0};
+	std::atomic<int> failure{0};	// an errno from getrandom, or EINTR: stopped
 	std::atomic<unsigned> running{0};
+	Error stopped;
+	auto interrupted = [&] {
+		if (!stopped)
+			stopped = stop();
+		return bool(stopped);
+	};
 	auto fill = [&](std::size_t from, std::size_t to) {
 		while (from < to && failure == 0) {
 			ssize_t n = getrandom(data + from, std::min(to - from, piece), 0);
@@ -1584,7 +1590,11 @@ int fill_random(char *data, std::size_t size, Interrupted interrupted)
 	}
 	for (auto &h : helpers)
 		h.join();
-	return failure;
+	if (stopped)
+		return stopped;
+	if (failure)
+		return sys_error(failure, "-R: cannot read random data");
+	return {};
 }
 
 // ------------------------------------------------------------ 6. statistics
@@ -4280,9 +4290,10 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
-			if (int err = fill_random(b->data(), b->size(), [&] { return waiter.interrupted(); }))
-				return err == EINTR ? waiter.interruption("while filling the buffer (-R)")
-						    : sys_error(err, "-R: cannot read random data");
+			if (Error e = fill_random(b->data(), b->size(), [&] {
+				    return waiter.interrupted() ? waiter.interruption("while filling the buffer (-R)") : Error{};
+			    }))
+				return e;
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
 	if (waiter.interrupted())	// while the buffers were faulted in
