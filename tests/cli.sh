@@ -877,10 +877,10 @@ check "-f mh.%h.%r with SLURM_PROCID=3: the file is mh.HOST.3" 1048576 "$(size_o
 check "-f mh.%h.%r: options.file and the thread's file are the expanded name" "mh.$host.3 mh.$host.3" \
 	"$(jq -r '"\(.options.file) \(.threads[0].file)"' <<<"$out")"
 rm -f "mh.$host.3"
-SLURM_PROCID= OMPI_COMM_WORLD_RANK=7 run -w -f "mh.%r" -j 2 -s 1m
+SLURM_PROCID='' OMPI_COMM_WORLD_RANK=7 run -w -f "mh.%r" -j 2 -s 1m
 check "-f mh.%r -j 2 with OMPI_COMM_WORLD_RANK=7: mh.7.0 and mh.7.1" "1048576 1048576" "$(size_of mh.7.0) $(size_of mh.7.1)"
 rm -f mh.7.*
-SLURM_PROCID= OMPI_COMM_WORLD_RANK= PMIX_RANK= PMI_RANK= run -w -f "mh.%r.100%%" -s 1m
+SLURM_PROCID='' OMPI_COMM_WORLD_RANK='' PMIX_RANK='' PMI_RANK='' run -w -f "mh.%r.100%%" -s 1m
 check "-f mh.%r.100%%: no launcher is rank 0, %% is a %" 1048576 "$(size_of mh.0.100%)"
 rm -f mh.0.100%
 bad_input 2 "-f mh.%q: %q is not a pattern" -w -f "mh.%q" -s 1m
