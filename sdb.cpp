@@ -2924,17 +2924,18 @@ private:
 
 // --start-at: every thread is ready; hold the gate until the real-time
 // clock reads `at`.  Signals and worker news are watched in steps of at
-// most 0.1 s (a clock set meanwhile is noticed too); the last 2 ms are one
-// absolute clock_nanosleep, which wakes within a fraction of a millisecond.
+// most 0.1 s (a clock set meanwhile is noticed too), ending about 2 ms
+// early; the rest is one absolute clock_nanosleep, which wakes within a
+// fraction of a millisecond.
 void wait_for_start(std::int64_t at, const Waiter &waiter, bool &interrupted)
 {
-	const std::int64_t last = 2000000;
+	const std::int64_t ms = 1000000;
 	for (;;) {
 		std::int64_t left = at - realtime_ns();
 		if (left <= 0 || interrupted || g_stop.load())
 			return;
-		if (left > last) {
-			waiter.wait(static_cast<int>(std::min<std::int64_t>(left - last, 100000000) / 1000000) + 1, interrupted);
+		if (left > 3 * ms) {	// poll()'s whole milliseconds: at least 1, at most 100
+			waiter.wait(static_cast<int>(std::min<std::int64_t>(left - 2 * ms, 100 * ms) / ms), interrupted);
 			continue;
 		}
 		timespec ts{static_cast<time_t>(at / 1000000000), static_cast<long>(at % 1000000000)};
