@@ -430,14 +430,20 @@ Error expand_file(std::string &file)
 {
 	if (file.find('%') == std::string::npos)
 		return {};
+	auto uses = [&](char c) {	// %c itself, not the "%c" of a "%%c"
+		for (std::size_t i = 0; i + 1 < file.size(); i++)
+			if (file[i] == '%' && file[++i] == c)
+				return true;
+		return false;
+	};
 	std::string host, rank, which;
-	if (file.find("%h") != std::string::npos) {
+	if (uses('h')) {
 		host = short_host_name();
 		if (host.empty() || host.find('/') != std::string::npos)
 			return runtime_error("-f %s: %%h: no usable host name (\"%s\")", file.c_str(), host.c_str());
 	}
 	rank = launcher_rank(which);
-	if (file.find("%r") != std::string::npos &&
+	if (uses('r') &&
 	    (rank.size() > 9 || rank.find_first_not_of("0123456789") != std::string::npos))
 		return usage_error("-f %s: %%r: %s=%s is not a rank (a whole number)", file.c_str(), which.c_str(),
 				   rank.c_str());

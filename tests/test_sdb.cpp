@@ -339,6 +339,9 @@ TEST_CASE("parse_args: -f is expanded once, with the launcher's rank")
 	CHECK(p.error.msg.find("PMI_RANK=x/y is not a rank") != std::string::npos);
 	p = Args{"-w", "-f", "t.%h"}.parse();	// a bad rank matters only where %r is used
 	CHECK_FALSE(p.error);
+	p = Args{"-w", "-f", "t.%%r"}.parse();
+	CHECK_FALSE(p.error);
+	CHECK(p.opt.file == "t.%r");
 	unsetenv("PMI_RANK");
 	p = Args{"-w", "-f", "t.%r.%h"}.parse();
 	CHECK(p.opt.file == "t.0." + short_host_name());
