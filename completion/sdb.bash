@@ -13,7 +13,7 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
-        -j | --threads | -t | --time | -q | --queue-depth | --runs)
+        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at)
             return      # a number: nothing useful to offer
             ;;
         -m | --mode) offer='seq rand' ;;
@@ -28,6 +28,7 @@ _sdb()
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
+                    --start-at
                     -V --version -h --help'
             fi
             ;;
