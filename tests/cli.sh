@@ -565,13 +565,11 @@ check "--quick=nvme: its rows, one run each" \
 run --quick=real -f qs -t 0.2 -s 16m --runs 2
 check "--quick=real --runs 2: four rows, medians of 2" "4 1" \
 	"$(grep -c '^\(SEQ1M\|RND4K\) Q1T1 ' <<<"$out") $(grep -c '^Median of 2 runs' <<<"$out")"
-for bad in --quick=fast --quick=mix "--quick --runs 0" "--quick --runs 101"; do
+for bad in --quick=fast "--quick --runs 0" "--quick --runs 101"; do
 	# shellcheck disable=SC2086	# the words of $bad are meant to split
 	run $bad -f qs -t 0.2 -s 16m
 	check "$bad: usage error, one line, no file" "2 1 " "$rc $(grep -c '^sdb: ' <<<"$err") $(ls qs)"
 done
-run --quick=mix -f qs
-contains "--quick=mix: says it needs mixed I/O" "$err" "needs mixed I/O (-M), which this sdb does not have yet"
 run -w -f qs/x --runs 2
 check "--runs without --quick: usage error" 2 "$rc"
 
