@@ -334,10 +334,11 @@ double rate(std::uint64_t amount, double seconds)
 
 // Keep in step with sdb.1 and README: tests/cli.sh checks both ways.
 constexpr char usage_text[] =
-	"usage: sdb -w|-r -f FILE [options]      benchmark writes or reads\n"
+	"usage: sdb -w|-r|-M PCT -f FILE [options]  benchmark writes, reads or a mix\n"
 	"       sdb -T [-b SIZE]                 time memory only\n"
 	"  -w, --write             write test\n"
 	"  -r, --read              read test\n"
+	"  -M, --mix PCT           mixed test: each I/O a read with probability PCT% (0..100), else a write\n"
 	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
 	"  -b, --block-size SIZE   bytes per I/O (default 1m; 4k with -m rand)\n"
 	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
@@ -358,6 +359,8 @@ constexpr char usage_text[] =
 	"      --keep              with --quick: keep the test file\n"
 	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
+	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
+	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
@@ -494,7 +497,7 @@ const QuickProfile *find_quick_profile(std::string_view name);
 Error quick_profile_error(const QuickProfile &p, const std::string &option);
 
 struct Options {
-	enum class Op { none, write, read };
+	enum class Op { none, write, read, mix };
 	Op op = Op::none;
 	bool random = false;		// -m rand
 	std::string file;
@@ -503,6 +506,9 @@ struct Options {
 	unsigned threads = 1;
 	double time_limit = 0;		// seconds; 0: one pass
 	unsigned queue_depth = 1;
+	unsigned mix = 0;		// -M: the percentage of reads (op mix)
+	unsigned fsync_every = 0;	// --fsync N; 0: off
+	double ramp = 0;		// --ramp: seconds run before the timed window; 0: none
 	bool direct = false;
 	bool sync = false;
 	bool random_buffer = false;
@@ -529,11 +535,13 @@ struct Parsed {
 	Error error;
 };
 
-enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_start_at };
+enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
+	     opt_start_at };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
 	{"read", no_argument, nullptr, 'r'},
+	{"mix", required_argument, nullptr, 'M'},
 	{"file", required_argument, nullptr, 'f'},
 	{"block-size", required_argument, nullptr, 'b'},
 	{"size", required_argument, nullptr, 's'},
@@ -555,10 +563,12 @@ const option long_options[] = {
 	{"keep", no_argument, nullptr, opt_keep},
 	{"runs", required_argument, nullptr, opt_runs},
 	{"explain", no_argument, nullptr, opt_explain},
+	{"fsync", required_argument, nullptr, opt_fsync},
+	{"ramp", required_argument, nullptr, opt_ramp},
 	{"start-at", required_argument, nullptr, opt_start_at},
 	{nullptr, 0, nullptr, 0},
 };
-constexpr char short_options[] = ":wrf:b:s:j:m:t:DSRTq:vVh";
+constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
 
 // How the user spelled an option, for messages: "-b" or "--block-size".
 std::string option_name(int c, int long_index)
@@ -581,11 +591,19 @@ Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
 Error set_option(Options &o, int c, const char *arg, const std::string &name)
 {
 	switch (c) {
-	case 'w': case 'r': {
-		auto op = c == 'w' ? Options::Op::write : Options::Op::read;
+	case 'w': case 'r': case 'M': {
+		auto op = c == 'w' ? Options::Op::write : c == 'r' ? Options::Op::read : Options::Op::mix;
 		if (o.op != Options::Op::none && o.op != op)
-			return usage_error("-w and -r: choose one");
+			return usage_error(op == Options::Op::mix || o.op == Options::Op::mix
+						   ? "-M and -w or -r: a mix does both; choose one"
+						   : "-w and -r: choose one");
 		o.op = op;
+		if (c == 'M') {
+			auto v = parse_count(arg, 0, 100);
+			if (!v)
+				return usage_error("%s %s: the share of reads must be a whole number from 0 to 100", name.c_str(), arg);
+			o.mix = *v;
+		}
 		break;
 	}
 	case 'f': o.file = arg;
@@ -647,6 +665,18 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	}
 	case opt_explain: o.explain = true; break;
+	case opt_fsync: {
+		auto v = parse_count(arg, 1, 999999999);
+		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1", name.c_str(), arg);
+		o.fsync_every = *v;
+		break;
+	}
+	case opt_ramp: {
+		auto v = parse_seconds(arg);
+		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds", name.c_str(), arg);
+		o.ramp = *v;
+		break;
+	}
 	case opt_start_at:
 		if (Error e = parse_start_at(arg, realtime_ns(), name, o.start_at_ns))
 			return e;
@@ -681,6 +711,7 @@ Error check_combination(const Options &o)
 			{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
 			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
 			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
+			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"},
 		};
 		for (const auto &f : fixed)
 			if (f.given)
@@ -689,15 +720,23 @@ Error check_combination(const Options &o)
 	}
 	if (o.cached && o.direct)
 		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
+	if (o.op == Options::Op::none && (o.fsync_every || o.ramp > 0))
+		return usage_error("%s: needs a test: -w, -r or -M", o.fsync_every ? "--fsync" : "--ramp");
+	if (o.fsync_every && o.op == Options::Op::read)
+		return usage_error("--fsync and -r: fdatasync follows writes; use -w or -M");
+	if (o.fsync_every && o.queue_depth > 1)
+		return usage_error("--fsync and -q %u: a sync after every N writes needs them in order; use -q 1 "
+				   "(-j N for syncs in parallel)", o.queue_depth);
 	if (o.op == Options::Op::none) {
 		if (!o.timing)
-			return usage_error("one of -w (write) or -r (read) is required; see sdb --help");
+			return usage_error("one of -w (write), -r (read) or -M (mix) is required; see sdb --help");
 		if (!o.file.empty())
-			return usage_error("-f %s: needs -w or -r (-T alone times memory only)", o.file.c_str());
+			return usage_error("-f %s: needs -w, -r or -M (-T alone times memory only)", o.file.c_str());
 		return {};
 	}
 	if (o.file.empty())
-		return usage_error("-f FILE is required with %s", o.op == Options::Op::write ? "-w" : "-r");
+		return usage_error("-f FILE is required with %s",
+				   o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r" : "-M");
 	return {};
 }
 
@@ -837,6 +876,10 @@ struct Plan {
 };
 
 bool is_write(const Options &o) { return o.op == Options::Op::write; }
+bool is_mix(const Options &o) { return o.op == Options::Op::mix; }
+// A write or a mix: the target is opened for writing, with every rule
+// about what sdb may overwrite.
+bool writes_target(const Options &o) { return o.op == Options::Op::write || o.op == Options::Op::mix; }
 
 std::string dirname_of(const std::string &path)
 {
@@ -1249,7 +1292,7 @@ Error check_overwrite(const Target &t, int fd, const struct stat &st, const Opti
 // a sticky world-writable directory (/tmp), where anybody may have planted it.
 Error check_symlink(const Target &t, const Options &o)
 {
-	if (!is_write(o))
+	if (!writes_target(o))
 		return {};
 	if (!o.force)
 		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
@@ -1302,7 +1345,7 @@ Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o,
 Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st)
 {
 	Fd fd(open(t.path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-	if (!fd && errno == ENOENT && is_write(o))
+	if (!fd && errno == ENOENT && writes_target(o))
 		return inspect_missing(t, st);
 	if (!fd || fstat(fd.get(), &st) != 0)
 		return sys_error(errno, "%s", t.path.c_str());
@@ -1310,7 +1353,7 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 		if (Error e = check_symlink(t, o))
 			return e;
 		fd = Fd(open(t.path.c_str(), O_PATH | O_CLOEXEC));
-		if (!fd && errno == ENOENT && is_write(o))
+		if (!fd && errno == ENOENT && writes_target(o))
 			return runtime_error("%s is a symbolic link to nothing: sdb creates new files only at the path it is given",
 					     t.path.c_str());
 		if (!fd || fstat(fd.get(), &st) != 0)
@@ -1322,14 +1365,14 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 		return sys_error(EISDIR, "%s", t.path.c_str());
 	if (S_ISBLK(st.st_mode)) {
 		t.kind = Kind::block;
-		if (is_write(o) && !o.force)	// before touching the device at all
+		if (writes_target(o) && !o.force)	// before touching the device at all
 			return usage_error("%s is a block device: writing destroys its data; add --force if you mean it",
 					   t.path.c_str());
 		return block_device_size(t.path, t.existing);
 	}
 	if (S_ISCHR(st.st_mode)) {
 		t.kind = Kind::chr;
-		if (is_write(o) && !o.force && !harmless_char_device(st.st_rdev))
+		if (writes_target(o) && !o.force && !harmless_char_device(st.st_rdev))
 			return usage_error("%s is a character device that may be hardware: add --force to write to it",
 					   t.path.c_str());
 		return {};
@@ -1339,7 +1382,7 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 				     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "unknown kind");
 	t.kind = Kind::file;
 	t.existing = static_cast<std::uint64_t>(st.st_size);
-	return is_write(o) ? inspect_file_for_write(t, st, o, ours) : Error{};
+	return writes_target(o) ? inspect_file_for_write(t, st, o, ours) : Error{};
 }
 
 // The file system under the first target (or the block device itself),
@@ -1351,7 +1394,7 @@ Error note_file_system(Plan &plan, const Target &t, const struct stat &st)
 	std::string probe = t.kind == Kind::missing ? dirname_of(t.path) : t.path;
 	if (statfs(probe.c_str(), &sfs) == 0)
 		plan.fs_type = static_cast<std::uint32_t>(sfs.f_type);
-	if (t.kind == Kind::block && is_write(plan.opt))
+	if (t.kind == Kind::block && writes_target(plan.opt))
 		return claim_block_device(t.path, st.st_rdev, plan);
 	return {};
 }
@@ -1395,8 +1438,8 @@ Error size_targets(Plan &plan)
 		Target &t = plan.targets[i];
 		if (o.size) {
 			t.size = o.size;
-		} else if (is_write(o)) {
-			t.size = GiB;
+		} else if (is_write(o) || (is_mix(o) && (t.kind == Kind::missing || (t.kind == Kind::file && t.existing == 0)))) {
+			t.size = GiB;	// a mix on a new or empty file: laid out to 1 GiB first
 		} else if (t.kind == Kind::chr) {
 			return usage_error("-s SIZE is required to read the character device %s", t.path.c_str());
 		} else if (t.kind == Kind::block) {
@@ -1538,7 +1581,9 @@ std::uint64_t histogram_bytes();	// section 6
 // with room to spare: checked before anything is allocated.
 Error check_memory(Plan &plan)
 {
-	std::uint64_t histograms = saturating(plan.opt.threads, histogram_bytes());
+	// The latency histogram, and --fsync's, and a mix's for reads and writes.
+	unsigned per_thread = 1 + (plan.opt.fsync_every ? 1 : 0) + (is_mix(plan.opt) ? 2 : 0);
+	std::uint64_t histograms = saturating(plan.opt.threads, saturating(per_thread, histogram_bytes()));
 	std::uint64_t need = saturating(saturating(plan.slot_stride, plan.slots), plan.buffers, histograms);
 	std::uint64_t have = available_memory();
 	if (need > have / 10 * 9)
@@ -1583,11 +1628,13 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	// whose blocks are stamped before they go.  Those also start at a
 	// rotating place in 1 MiB of random bytes when blocks are small, so that
 	// a compression record (ZFS, btrfs: 128 KiB) never holds one block twice.
+	// A mix has both: each thread's slots to write from, then as many to
+	// read into, so that a read never changes what the next write sends.
 	bool shared = is_write(opt) && !opt.random_buffer;
-	plan.pool = is_write(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
+	plan.pool = writes_target(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
 	plan.slot_stride = (buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
 	plan.buffers = shared ? 1 : opt.threads;
-	plan.slots = shared ? 1 : opt.queue_depth;
+	plan.slots = shared ? 1 : is_mix(opt) ? 2 * opt.queue_depth : opt.queue_depth;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
 		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
 	if (const char *batch = std::getenv("SDB_WAIT_BATCH"))
@@ -1815,6 +1862,14 @@ public:
 		max_ = std::max(max_, h.max_);
 	}
 
+	// Back to no samples: what a --ramp ran is not counted.
+	void reset()
+	{
+		std::fill(counts_.begin(), counts_.end(), 0);
+		count_ = sum_ = max_ = 0;
+		min_ = UINT64_MAX;
+	}
+
 	std::uint64_t count() const { return count_; }
 	std::uint64_t min() const { return count_ ? min_ : 0; }
 	std::uint64_t max() const { return max_; }
@@ -1882,6 +1937,28 @@ private:
 };
 
 std::uint64_t histogram_bytes() { return Histogram::buckets * sizeof(std::uint64_t); }
+
+// -M PCT: whether each I/O of a mix is a read, with probability PCT%, from
+// splitmix64 over a seed: reproducible, another sequence for each thread
+// and repeat, independent of the offsets' order.  A draw is a multiply and
+// a few shifts; the modulo's bias (2^64 mod 100 in 2^64) is nil.
+class MixChooser {
+public:
+	MixChooser(std::uint64_t seed, unsigned read_percent) : state_(seed), percent_(read_percent) {}
+
+	bool read()
+	{
+		std::uint64_t z = state_ += 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		return z % 100 < percent_;
+	}
+
+private:
+	std::uint64_t state_;
+	unsigned percent_;
+};
 
 // --------------------------------------------------------------- 7. workers
 
@@ -2040,6 +2117,16 @@ public:
 		pending_++;
 	}
 
+	// The same for a mix, whose I/Os go either way on one descriptor.
+	void queue(char *buf, std::size_t len, std::uint64_t offset, unsigned index, bool write)
+	{
+		queue(buf, len, offset, index);
+		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + ((tail_ - 1) & sq_mask_);
+		bool fixed = template_.opcode == IORING_OP_READ_FIXED || template_.opcode == IORING_OP_WRITE_FIXED;
+		sqe->opcode = fixed ? (write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED)
+				    : (write ? IORING_OP_WRITE : IORING_OP_READ);
+	}
+
 	// Submit what is queued and wait for wait_batch completions (or all
 	// inflight, if fewer): 0 or errno.
 	int submit_and_wait(unsigned inflight)
@@ -2102,6 +2189,7 @@ struct Slot {
 	std::uint64_t offset = 0;
 	std::size_t len = 0, done = 0;
 	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here
+	bool write = false;		// a mix: which way this one goes
 };
 
 struct Gate;
@@ -2120,6 +2208,9 @@ struct alignas(64) Worker {
 	std::int64_t start_ns = 0, end_ns = 0;
 	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
 	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
+	std::int64_t cpu_start_ns = 0;
+	std::int64_t ramp_end_ns = 0;	// --ramp: when the timed window opens; 0 once it has
+	std::atomic<bool> counting{false};	// past the ramp (or done): the sampler may count its bytes
 	int cpu = -1;
 	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
 	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
@@ -2128,6 +2219,9 @@ struct alignas(64) Worker {
 	double resident = 0;		// fraction of the file still cached after eviction
 	double cached_before = -1;	// --cached reads of a file: fraction cached at the start
 	Histogram latency;
+	std::optional<Histogram> sync_latency;	// --fsync: each fdatasync, apart from the I/O
+	std::optional<Histogram> read_latency, write_latency;	// a mix's two sides (latency: both)
+	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
 	Error error;
 };
 
@@ -2189,7 +2283,7 @@ Error open_target(Worker &w)
 {
 	const Options &o = w.plan->opt;
 	const Target &t = *w.target;
-	int flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (is_write(o) ? O_WRONLY : O_RDONLY);
+	int flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (is_mix(o) ? O_RDWR : is_write(o) ? O_WRONLY : O_RDONLY);
 	if (t.kind == Kind::missing)
 		flags |= O_CREAT | O_EXCL | O_NOFOLLOW;	// never O_TRUNC: see check_overwrite()
 	else if (!t.follow)
@@ -2220,19 +2314,21 @@ Error open_target(Worker &w)
 }
 
 // Random writes into a file shorter than SIZE would measure allocation, not
-// overwrites: write it sequentially first, untimed (fio does the same).
+// overwrites: write it sequentially first, untimed (fio does the same).  A
+// mix must find every block it reads: the file is laid out to SIZE.
 Error lay_out(Worker &w)
 {
 	const Target &t = *w.target;
 	const std::uint64_t bs = w.plan->block_size;
-	const std::uint64_t end = t.base + t.size / bs * bs;	// random mode uses whole blocks only
+	const bool whole = w.plan->opt.random;		// random mode uses whole blocks only
+	const std::uint64_t end = t.base + (whole ? t.size / bs * bs : t.size);
 	struct stat st {};
 	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end)
 		return {};
 	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < end; pos += bs) {
 		if (g_stop.load(std::memory_order_relaxed))
 			return {};
-		std::size_t len = static_cast<std::size_t>(bs);
+		std::size_t len = static_cast<std::size_t>(std::min(bs, end - pos));
 		char *buffer = w.buffer;
 		if (w.plan->opt.random_buffer) {
 			buffer += rotation(w, pos / bs);
@@ -2374,9 +2470,15 @@ Error prepare(Worker &w)
 	if (o.queue_depth > 1)
 		if (Error e = ring_for(w))
 			return e;
-	if (is_write(o) && o.random && w.target->kind != Kind::block && w.target->kind != Kind::chr)
+	if (((is_write(o) && o.random) || is_mix(o)) && w.target->kind != Kind::block && w.target->kind != Kind::chr)
 		if (Error e = lay_out(w))
 			return e;
+	if (o.fsync_every)
+		w.sync_latency.emplace();
+	if (is_mix(o)) {
+		w.read_latency.emplace();
+		w.write_latency.emplace();
+	}
 	if (!is_write(o) && !o.cached)
 		evict(w);
 	// --cached means to measure the cache: say how much of it was there.
@@ -2432,12 +2534,17 @@ private:
 std::uint64_t order_seed(const Worker &w)
 {
 	const Options &o = w.plan->opt;
-	return 0x5db0000 + w.id + (std::uint64_t{is_write(o)} << 32) + (std::uint64_t{o.run_index} << 40);
+	return 0x5db0000 + w.id + (std::uint64_t{is_write(o)} << 32) + (std::uint64_t{is_mix(o)} << 33) +
+	       (std::uint64_t{o.run_index} << 40);
 }
 
+// A mix's reads and writes: another sequence than the offsets' order.
+std::uint64_t mix_seed(const Worker &w) { return order_seed(w) ^ 0x6d69780000000000ULL; }
+
+// The end of the timed window; during a --ramp, -t after the ramp's end.
 std::int64_t deadline_of(const Worker &w)
 {
-	return w.start_ns + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
+	return (w.ramp_end_ns ? w.ramp_end_ns : w.start_ns) + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
 }
 
 // The first error is the one to report; it stops every thread.
@@ -2465,36 +2572,84 @@ Error ring_error(const std::string &path, int err)
 // makes the pass durable (else the next pass rewrites dirty pages and only
 // the last state reaches the device).  Once per pass, inside the timing: it
 // is part of the cost of reaching the device.  0 or -errno.
+// A mix does both: its writes made durable, then its pages dropped.
 int end_pass(const Worker &w)
 {
 	if (w.plan->opt.cached || w.target->kind == Kind::chr)
 		return 0;
-	if (!is_write(w.plan->opt))
+	if (!writes_target(w.plan->opt))
 		return drop_cached(w);
 	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS)	// EINVAL: nothing to flush
 		return -errno;
-	return 0;
+	return is_mix(w.plan->opt) ? drop_cached(w) : 0;
 }
 
 // A pass is over: true when a time-based run goes on with the next one.
 // now becomes the end of the pass-end step, so that the step is timed but
 // not taken for the latency of the I/O that follows it.
+// A --ramp repeats passes until it is over, with -t or without.
 template <bool Random>
 bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 {
-	if (!(w.plan->opt.time_limit > 0) || g_stop.load(std::memory_order_relaxed))
+	const bool ramping = w.ramp_end_ns != 0;
+	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.load(std::memory_order_relaxed))
 		return false;
 	if (int err = end_pass(w)) {
-		fail(w, sys_error(-err, "%s: %s (end of pass %u)", is_write(w.plan->opt) ? "fdatasync" : "posix_fadvise",
+		fail(w, sys_error(-err, "%s: %s (end of pass %u)", writes_target(w.plan->opt) ? "fdatasync" : "posix_fadvise",
 				  w.target->path.c_str(), w.passes));
 		return false;
 	}
 	now = now_ns();
-	if (now >= deadline_of(w))
+	if (!ramping && now >= deadline_of(w))
 		return false;
 	offsets.rewind();
 	w.passes++;
 	return true;
+}
+
+// --fsync: the sync after every N writes, timed into its own histogram.
+// now: the last write's end on entry, the sync's end on return, so that
+// the sync is not taken for the latency of the write that follows it.
+bool sync_step(Worker &w, std::int64_t &now)
+{
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {	// EINVAL: nothing to flush
+		fail(w, sys_error(errno, "fdatasync: %s (--fsync)", w.target->path.c_str()));
+		return false;
+	}
+	std::int64_t end = now_ns();
+	w.sync_latency->add(static_cast<std::uint64_t>(end - now));
+	now = end;
+	return true;
+}
+
+// --ramp is over: the first I/O to end at or after the ramp's end was the
+// ramp's last; all counted so far is dropped and the timed window opens
+// at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
+// -t the window is one pass: the offsets start over (the random order goes
+// on, so every block comes once), and what a read's ramp brought into the
+// page cache is dropped first, before the window (a write's dirty pages
+// stay, as they would in the steady state the ramp is there to reach).
+template <bool Random>
+void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
+{
+	const Options &o = w.plan->opt;
+	w.ramp_end_ns = 0;
+	w.latency.reset();
+	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
+		if (*h)
+			(*h)->reset();
+	w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
+	w.bytes_done.store(0, std::memory_order_relaxed);
+	if (!(o.time_limit > 0)) {
+		if (!is_write(o) && !o.cached && w.target->kind != Kind::chr)
+			drop_cached(w);
+		offsets.rewind();
+		now = now_ns();
+	}
+	w.passes = 1;
+	w.start_ns = now;
+	w.cpu_start_ns = thread_cpu_ns();
+	w.counting.store(true);
 }
 
 // The timed loop at queue depth 1: the I/O call, one clock read per I/O
@@ -2509,9 +2664,11 @@ void io_loop(Worker &w)
 {
 	const Target &t = *w.target;
 	const bool time_based = w.plan->opt.time_limit > 0;
-	const std::int64_t deadline = deadline_of(w);
+	std::int64_t deadline = deadline_of(w);
 	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
 	const bool stamped = Write && w.plan->opt.random_buffer;
+	const unsigned sync_every = Write ? w.plan->opt.fsync_every : 0;
+	unsigned unsynced = 0;
 	std::uint64_t bytes = 0, ops = 0, offset, failed_at = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
@@ -2542,7 +2699,18 @@ void io_loop(Worker &w)
 			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
 			break;
 		}
-		if (g_stop.load(std::memory_order_relaxed) || (time_based && now >= deadline))
+		if (sync_every && ++unsynced == sync_every) {
+			unsynced = 0;
+			if (!sync_step(w, prev))
+				break;
+		}
+		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
+			bytes = ops = 0;
+			unsynced = 0;
+			open_window(w, offsets, prev);
+			deadline = deadline_of(w);
+		}
+		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
 			break;
 	}
 	w.bytes = bytes;
@@ -2573,6 +2741,21 @@ Settled settle(Slot &s, int res)
 	return res > 0 ? Settled::partial : Settled::ended;
 }
 
+// After open_window() without -t, the offsets start over: the slots the
+// ended pass left idle (done: nothing of theirs in flight) take the new
+// pass's first offsets.  The I/Os still in flight from the ramp end in the
+// window and are counted there.
+template <typename Refill>
+void refill_idle(const std::vector<Slot> &slots, bool &pass_over, Refill &refill, std::int64_t now)
+{
+	if (!pass_over)
+		return;
+	pass_over = false;
+	for (unsigned i = 0; i < slots.size(); i++)
+		if (slots[i].done >= slots[i].len)
+			refill(i, now);
+}
+
 // The timed loop at queue depth N: N I/Os in flight through io_uring.  Each
 // slot owns a buffer (reads) and the time it was queued; a completion is
 // timed with one clock read, which is also the queue time of the I/O that
@@ -2583,7 +2766,7 @@ void uring_loop(Worker &w)
 {
 	const Target &t = *w.target;
 	const bool time_based = w.plan->opt.time_limit > 0;
-	const std::int64_t deadline = deadline_of(w);
+	std::int64_t deadline = deadline_of(w);
 	const unsigned depth = w.plan->opt.queue_depth;
 	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
 	Ring &ring = *w.ring;
@@ -2671,6 +2854,13 @@ void uring_loop(Worker &w)
 			}
 		}
 		w.bytes_done.store(bytes, std::memory_order_relaxed);
+		if (w.ramp_end_ns && now >= w.ramp_end_ns && !finished) {
+			bytes = ops = 0;
+			last = now;
+			open_window(w, offsets, last);
+			deadline = deadline_of(w);
+			refill_idle(slots, pass_over, refill, last);
+		}
 		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
 			pass_over = false;
 			for (unsigned i = 0; i < depth; i++)
@@ -2679,6 +2869,212 @@ void uring_loop(Worker &w)
 	}
 	w.bytes = bytes;
 	w.ops = ops;
+	w.end_ns = last;
+}
+
+// A mix at queue depth 1 (-M): io_loop with a draw per I/O for its way.
+// Writes go from the thread's first slot (stamped with -R), reads into its
+// second (see make_plan), so that no read changes what a write sends.  The
+// two sides are counted apart; the latency histogram gets both at the end.
+template <bool Random>
+void mix_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const Plan &plan = *w.plan;
+	const bool time_based = plan.opt.time_limit > 0;
+	std::int64_t deadline = deadline_of(w);
+	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
+	MixChooser choose(mix_seed(w), plan.opt.mix);
+	const bool stamped = plan.opt.random_buffer;
+	const unsigned sync_every = plan.opt.fsync_every;
+	char *const read_buffer = w.buffer + plan.slot_stride;
+	Histogram *latency[2] = {&*w.read_latency, &*w.write_latency};
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0}, offset, failed_at = 0;	// [0]: reads, [1]: writes
+	unsigned unsynced = 0;
+	std::size_t len;
+	std::int64_t prev = w.start_ns;
+
+	w.passes = 1;
+	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
+		const bool write = !choose.read();
+		ssize_t n;
+		if (write) {
+			char *buffer = w.buffer;
+			if (stamped) {
+				buffer += rotation(w, ops[1]);
+				stamp(buffer, len, t.base + offset, ops[1]);
+			}
+			n = transfer<true>(w.fd, buffer, len, t.base + offset, failed_at);
+		} else {
+			n = transfer<false>(w.fd, read_buffer, len, t.base + offset, failed_at);
+		}
+		std::int64_t now = now_ns();
+		if (n < 0) {
+			fail_io(w, write, static_cast<int>(-n), failed_at);
+			break;
+		}
+		if (n == 0) {	// end of file (the file shrank): nothing was read
+			w.eof_at = t.base + offset;
+			break;
+		}
+		latency[write]->add(static_cast<std::uint64_t>(now - prev));
+		prev = now;
+		bytes[write] += static_cast<std::uint64_t>(n);
+		ops[write]++;
+		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
+		if (static_cast<std::size_t>(n) < len) {
+			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
+			break;
+		}
+		if (write && sync_every && ++unsynced == sync_every) {
+			unsynced = 0;
+			if (!sync_step(w, prev))
+				break;
+		}
+		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
+			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
+			unsynced = 0;
+			open_window(w, offsets, prev);
+			deadline = deadline_of(w);
+		}
+		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
+			break;
+	}
+	w.read_bytes = bytes[0];
+	w.read_ops = ops[0];
+	w.write_bytes = bytes[1];
+	w.write_ops = ops[1];
+	w.bytes = bytes[0] + bytes[1];
+	w.ops = ops[0] + ops[1];
+	w.latency.merge(*latency[0]);
+	w.latency.merge(*latency[1]);
+	w.end_ns = prev;
+}
+
+// A mix at queue depth N: uring_loop with a draw per I/O for its way.
+// Slot i writes from buffer slot i and reads into slot depth + i.
+template <bool Random>
+void mix_uring_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const Plan &plan = *w.plan;
+	const bool time_based = plan.opt.time_limit > 0;
+	std::int64_t deadline = deadline_of(w);
+	const unsigned depth = plan.opt.queue_depth;
+	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
+	MixChooser choose(mix_seed(w), plan.opt.mix);
+	Ring &ring = *w.ring;
+	std::vector<Slot> slots(depth);
+	Histogram *latency[2] = {&*w.read_latency, &*w.write_latency};
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0};	// [0]: reads, [1]: writes
+	std::int64_t last = w.start_ns;
+	unsigned inflight = 0;
+	bool pass_over = false;		// this pass has no more offsets
+	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
+
+	const bool stamped = plan.opt.random_buffer;
+	const std::size_t stride = plan.slot_stride;
+	std::vector<char *> starts(depth);
+	std::uint64_t writes_queued = 0;	// the -R stamp and the pool rotation
+	auto refill = [&](unsigned i, std::int64_t now) {
+		Slot &s = slots[i];
+		if (finished || pass_over)
+			return;
+		if (!offsets.next(s.offset, s.len)) {
+			pass_over = true;
+			return;
+		}
+		s.done = 0;
+		s.queued_ns = now;
+		s.write = !choose.read();
+		if (s.write) {
+			starts[i] = w.buffer + i * stride;
+			if (stamped) {
+				starts[i] += rotation(w, writes_queued);
+				stamp(starts[i], s.len, t.base + s.offset, writes_queued);
+			}
+			writes_queued++;
+		} else {
+			starts[i] = w.buffer + (depth + i) * stride;
+		}
+		ring.queue(starts[i], s.len, t.base + s.offset, i, s.write);
+		inflight++;
+	};
+	auto count = [&](const Slot &s, std::int64_t now) {
+		latency[s.write]->add(static_cast<std::uint64_t>(now - s.queued_ns));
+		ops[s.write]++;
+		last = now;
+	};
+
+	w.passes = 1;
+	for (unsigned i = 0; i < depth; i++)
+		refill(i, w.start_ns);
+	while (inflight > 0) {
+		if (int err = ring.submit_and_wait(inflight)) {
+			fail(w, ring_error(t.path, err));
+			break;
+		}
+		std::int64_t now = now_ns();
+		unsigned index;
+		int res;
+		while (ring.reap(index, res)) {
+			Slot &s = slots[index];
+			inflight--;
+			bool stop = g_stop.load(std::memory_order_relaxed);
+			if (stop || (time_based && now >= deadline))
+				finished = true;
+			if (res > 0)
+				bytes[s.write] += static_cast<std::uint64_t>(res);
+			switch (s.write ? settle<true>(s, res) : settle<false>(s, res)) {
+			case Settled::failed:
+				fail_io(w, s.write, -res, t.base + s.offset + s.done);
+				finished = true;
+				break;
+			case Settled::partial:
+				if (stop) {	// what moved is an I/O, cut short
+					count(s, now);
+					break;
+				}
+				ring.queue(starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index, s.write);
+				inflight++;
+				break;
+			case Settled::ended:
+				if (s.write)
+					fail_io(w, true, EIO, t.base + s.offset + s.done);
+				else
+					w.eof_at = t.base + s.offset + s.done;
+				finished = true;
+				if (s.done > 0)
+					count(s, now);
+				break;
+			case Settled::complete:
+				count(s, now);
+				refill(index, now);
+				break;
+			}
+		}
+		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
+		if (w.ramp_end_ns && now >= w.ramp_end_ns && !finished) {
+			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
+			last = now;
+			open_window(w, offsets, last);
+			deadline = deadline_of(w);
+			refill_idle(slots, pass_over, refill, last);
+		}
+		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
+			pass_over = false;
+			for (unsigned i = 0; i < depth; i++)
+				refill(i, last);
+		}
+	}
+	w.read_bytes = bytes[0];
+	w.read_ops = ops[0];
+	w.write_bytes = bytes[1];
+	w.write_ops = ops[1];
+	w.bytes = bytes[0] + bytes[1];
+	w.ops = ops[0] + ops[1];
+	w.latency.merge(*latency[0]);
+	w.latency.merge(*latency[1]);
 	w.end_ns = last;
 }
 
@@ -2697,14 +3093,37 @@ void finish_write(Worker &w)
 	w.end_ns = now_ns();
 }
 
+// A run stopped during its --ramp (a signal, an error) counted nothing.
+void discard_ramp(Worker &w)
+{
+	w.ramp_end_ns = 0;
+	w.bytes = w.ops = w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
+	w.latency.reset();
+	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
+		if (*h)
+			(*h)->reset();
+	w.bytes_done.store(0);
+	w.start_ns = w.end_ns;
+	w.loop_end_ns = 0;
+	w.passes = 0;
+}
+
+// ramp_end_ns, for --ramp, was set before the barrier opened.
 void timed_phase(Worker &w)
 {
 	const Options &o = w.plan->opt;
-	std::int64_t cpu_start = thread_cpu_ns();
+	w.cpu_start_ns = thread_cpu_ns();
 	w.start_ns = now_ns();
 	w.cpu = sched_getcpu();
+	w.counting.store(w.ramp_end_ns == 0);
 	bool queued = o.queue_depth > 1;
-	if (is_write(o)) {
+	if (is_mix(o)) {
+		if (queued)
+			o.random ? mix_uring_loop<true>(w) : mix_uring_loop<false>(w);
+		else
+			o.random ? mix_loop<true>(w) : mix_loop<false>(w);
+		finish_write(w);
+	} else if (is_write(o)) {
 		if (queued)
 			o.random ? uring_loop<true, true>(w) : uring_loop<true, false>(w);
 		else
@@ -2715,7 +3134,10 @@ void timed_phase(Worker &w)
 	} else {
 		o.random ? io_loop<false, true>(w) : io_loop<false, false>(w);
 	}
-	w.cpu_ns = thread_cpu_ns() - cpu_start;
+	if (w.ramp_end_ns)
+		discard_ramp(w);
+	w.cpu_ns = thread_cpu_ns() - w.cpu_start_ns;
+	w.counting.store(true);
 }
 
 // ------------------------------------------------------------- 8. the run
@@ -2802,6 +3224,7 @@ struct RunResult {
 // report: the human one, the JSON, the verdict, the quick suite.
 struct Totals {
 	std::uint64_t bytes = 0, ops = 0;
+	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;	// a mix's sides
 	double wall = 0;	// barrier to the last thread's end, its final fdatasync included
 	double io = 0;		// barrier to the last I/O's return: the timeline stops here, since
 				// a final fdatasync moves no bytes of its own and would read as 0 B/s
@@ -2816,6 +3239,10 @@ Totals add_up(const Shared &s, std::int64_t start_ns)
 	for (auto &w : s.workers) {
 		t.bytes += w->bytes;
 		t.ops += w->ops;
+		t.read_bytes += w->read_bytes;
+		t.read_ops += w->read_ops;
+		t.write_bytes += w->write_bytes;
+		t.write_ops += w->write_ops;
 		std::int64_t io_end = w->loop_end_ns ? w->loop_end_ns : w->end_ns;
 		last_end = std::max(last_end, w->end_ns);
 		last_io = std::max(last_io, io_end);
@@ -2961,6 +3388,35 @@ void wait_for_start(std::int64_t at, const Waiter &waiter, bool &interrupted)
 	}
 }
 
+// Every worker is past its --ramp (or done): its bytes_done counts the
+// timed window only.
+bool all_counting(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (!w->counting.load())
+			return false;
+	return true;
+}
+
+// --ramp: the barrier opens, the workers run the ramp, and the timed
+// window opens at its end: the device's counters and the CPU time are read
+// then, and the run's clock starts there.  Each worker drops what it
+// counted at its first I/O to end after that moment (see open_window()).
+void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
+{
+	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
+	for (auto &w : s.workers)
+		w->ramp_end_ns = ramp_end;
+	s.gate.release();
+	unsigned n = s.gate.workers;
+	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns())
+		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
+	r.stats_before = read_stats(r.stat_files);
+	getrusage(RUSAGE_SELF, &r.usage_before);
+	r.start_ns = ramp_end;
+	r.start_unix_ns = realtime_ns() - (now_ns() - ramp_end);
+}
+
 // Main thread while the workers run: the sampler, the progress line and the
 // signal handling all live here, so the workers only do I/O.
 void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
@@ -2970,13 +3426,17 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		waiter.wait(100, r.interrupted);
 	if (plan.opt.start_at_ns)
 		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
-	r.stats_before = read_stats(r.stat_files);
-	getrusage(RUSAGE_SELF, &r.usage_before);
-	r.start_ns = now_ns();
-	r.start_unix_ns = realtime_ns();
 	if (plan.opt.start_at_ns)
-		r.start_late_ns = std::max<std::int64_t>(0, r.start_unix_ns - plan.opt.start_at_ns);
-	s.gate.release();
+		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
+	if (plan.opt.ramp > 0 && !g_stop.load()) {
+		run_ramp(s, plan, r, waiter);
+	} else {
+		r.stats_before = read_stats(r.stat_files);
+		getrusage(RUSAGE_SELF, &r.usage_before);
+		r.start_ns = now_ns();
+		r.start_unix_ns = realtime_ns();
+		s.gate.release();
+	}
 	bool tty = !plan.opt.json && isatty(2);
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
@@ -2989,6 +3449,8 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 			continue;
 		}
 		next_sample += tick;
+		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
+			continue;
 		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
 		if (tty && now >= next_draw) {
 			draw_progress(plan, r.samples.back().bytes, r.samples.back().t);
@@ -3297,7 +3759,7 @@ void memory_target_warnings(const Plan &plan, std::vector<std::string> &w)
 			   t.path.c_str(), t.kind == Kind::block ? "is" : "is on", disk.c_str(), backing.c_str()));
 	if (disk.compare(0, 4, "zram") != 0)
 		return;
-	if (is_write(o) && !o.random_buffer)
+	if (writes_target(o) && !o.random_buffer)
 		w.push_back(format("%s stores pages of zeros as nothing: a zero buffer is meaningless there; use -R",
 				   disk.c_str()));
 	std::string hollow = is_write(o) ? "" : zram_read_warning(plan, disk);
@@ -3373,7 +3835,7 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	if (t0.kind == Kind::chr && total_done(s) > 0 && stat(t0.path.c_str(), &st) == 0 && harmless_char_device(st.st_rdev))
 		w.push_back(format("%s has no device behind it: this measures the %s system call, not a device",
 				   t0.path.c_str(), is_write(o) ? "write" : "read"));
-	if (is_write(o) && !o.random_buffer && t0.kind != Kind::chr)
+	if (writes_target(o) && !o.random_buffer && t0.kind != Kind::chr)
 		w.push_back("the buffer is all zeros: compressing or deduplicating storage will look faster; use -R");
 	if (!is_write(o) && !o.direct && !o.cached && on_memory_fs(plan))
 		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
@@ -3846,8 +4308,9 @@ struct Verdict {
 	Device device;
 	bool measured = false;		// counters read at both ends
 	std::uint64_t claimed = 0;	// bytes the threads report
-	std::uint64_t bytes = 0;	// bytes the device saw in the test's direction
-	double delivered = 0;		// bytes / claimed
+	std::uint64_t bytes = 0;	// bytes the device saw in the test's direction (a mix: both)
+	std::uint64_t read_bytes = 0, read_claimed = 0, write_bytes = 0, write_claimed = 0;	// a mix's sides
+	double delivered = 0;		// bytes / claimed; a mix: the lesser of its sides' shares
 	double busy = 0;		// io_ticks over the wall time, at most 1
 	std::string limit;		// "memory", "device", "link", "cpu", "latency" or "unknown"
 	std::string limit_why;		// the evidence, in words
@@ -3916,14 +4379,14 @@ std::string likely_causes(const Plan &plan, double hollow)
 		c.push_back(format("holes or unwritten extents (%.0f%% of the range: write it first with -w -R)", hollow * 100));
 	if (fuse_fs(plan.fs_type))
 		c.push_back("a FUSE cache (the daemon's own, or the page cache of its device)");
-	if (is_write(o) && !o.random_buffer)
+	if (writes_target(o) && !o.random_buffer)
 		c.push_back("compression or deduplication of the all-zero buffer (use -R)");
 	else if (compressing_fs(plan))
 		c.push_back("compression or deduplication by the file system");
 	if (!is_write(o))
 		c.push_back(o.direct ? "the page cache, where the file system turns O_DIRECT into buffered I/O"
 				     : "the page cache (pages it kept despite the eviction)");
-	else
+	if (writes_target(o))
 		c.push_back("a cache the final fdatasync did not reach");
 	std::string s;
 	for (const std::string &x : c)
@@ -3940,6 +4403,27 @@ struct Execution {
 	Device device;			// whose counters check the run
 	Error error;
 };
+
+// A mix: the reads against the device's reads, the writes against its
+// writes, each on its own (a surplus of one side must not hide a shortfall
+// of the other); delivered is the lesser share of a side that claimed any.
+void judge_mix(const Totals &t, const DiskDelta &d, Verdict &v)
+{
+	v.read_bytes = d.read_bytes;
+	v.write_bytes = d.write_bytes;
+	v.read_claimed = t.read_bytes;
+	v.write_claimed = t.write_bytes;
+	v.bytes = d.read_bytes + d.write_bytes;
+	v.delivered = 0;
+	bool first = true;
+	for (auto [seen, claimed] : {std::pair{d.read_bytes, t.read_bytes}, std::pair{d.write_bytes, t.write_bytes}}) {
+		if (!claimed)
+			continue;
+		double share = static_cast<double>(seen) / static_cast<double>(claimed);
+		v.delivered = first ? share : std::min(v.delivered, share);
+		first = false;
+	}
+}
 
 // Device bytes against claimed bytes, busy time, and the limit.  seconds:
 // the run's wall time, barrier to the last thread's end.
@@ -3961,6 +4445,8 @@ Verdict judge(const Plan &plan, const Execution &ex)
 		v.measured = true;
 		v.bytes = is_write(plan.opt) ? d->write_bytes : d->read_bytes;
 		v.delivered = v.claimed ? static_cast<double>(v.bytes) / static_cast<double>(v.claimed) : 0;
+		if (is_mix(plan.opt))
+			judge_mix(ex.totals, *d, v);
 		v.busy = seconds > 0 ? std::min(1.0, d->busy_ms / 1e3 / seconds) : 0;
 		v.verified = v.claimed > 0 && v.delivered >= 0.9;
 		if (v.claimed == 0)
@@ -3989,7 +4475,7 @@ bool suspicious(const Plan &plan, const Verdict &v, double bytes_per_second)
 std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 {
 	std::vector<std::string> w;
-	const char *op = is_write(plan.opt) ? "written" : "read";
+	const char *op = is_mix(plan.opt) ? "read and written" : is_write(plan.opt) ? "written" : "read";
 	if (v.measured && v.claimed && !v.verified)
 		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
 				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
@@ -4114,12 +4600,15 @@ std::string describe_run(const Plan &p)
 	if (o.sync) flags += ", O_SYNC";
 	if (o.cached) flags += ", cached";
 	if (o.queue_depth > 1) flags += format(", queue depth %u", o.queue_depth);
+	if (o.fsync_every) flags += format(", fdatasync every %u write%s", o.fsync_every, o.fsync_every == 1 ? "" : "s");
+	if (o.ramp > 0) flags += format(", %g s ramp first (not counted)", o.ramp);
 	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
 	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size) + " per thread";
 	for (const Target &t : p.targets)
 		if (t.size != p.targets[0].size)
 			size = "sizes per thread differ (each file's own)";
-	return format("%s %s, %s blocks, %s, %u thread%s%s%s", is_write(o) ? "write" : "read",
+	std::string op = is_mix(o) ? format("mix %u%% read", o.mix) : is_write(o) ? "write" : "read";
+	return format("%s %s, %s blocks, %s, %u thread%s%s%s", op.c_str(),
 		      o.random ? "rand" : "seq", format_bytes(p.block_size).c_str(), size.c_str(), o.threads,
 		      o.threads == 1 ? "" : "s", limit.c_str(), flags.c_str());
 }
@@ -4146,15 +4635,49 @@ void print_environment(std::FILE *out, const Report &r)
 		     r.plan->buffers, format_bytes(e.buffer_huge).c_str());
 }
 
+std::string latency_summary(const Histogram &h)
+{
+	return format("latency min %s, avg %s, p99 %s, max %s", format_ns(h.min()).c_str(), format_ns(h.mean()).c_str(),
+		      format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
+}
+
+// A mix's side: "read  70.1%: 12.00 MiB/s, 3072.00 IOPS, latency ...".
+void print_side(std::FILE *out, const char *name, std::uint64_t bytes, std::uint64_t ops, std::uint64_t all_ops,
+		double secs, const Histogram &latency)
+{
+	std::fprintf(out, "           %-5s %5.1f%%: %s, %.2f IOPS, %s\n", name,
+		     all_ops ? 100.0 * static_cast<double>(ops) / static_cast<double>(all_ops) : 0.0,
+		     format_rate(rate(bytes, secs)).c_str(), rate(ops, secs), latency_summary(latency).c_str());
+}
+
 void print_thread(std::FILE *out, const Worker &w, bool latency)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
 	std::fprintf(out, "Thread %2u (CPU: %2d): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
 		     secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
 	if (latency)
-		std::fprintf(out, "           latency min %s, avg %s, p99 %s, max %s\n", format_ns(w.latency.min()).c_str(),
-			     format_ns(w.latency.mean()).c_str(), format_ns(w.latency.percentile(0.99)).c_str(),
-			     format_ns(w.latency.max()).c_str());
+		std::fprintf(out, "           %s\n", latency_summary(w.latency).c_str());
+	if (w.read_latency) {
+		print_side(out, "read", w.read_bytes, w.read_ops, w.ops, secs, *w.read_latency);
+		print_side(out, "write", w.write_bytes, w.write_ops, w.ops, secs, *w.write_latency);
+	}
+	if (const auto &h = w.sync_latency)	// the numbers etcd's guidance asks for: p99 under 10 ms
+		std::fprintf(out, "           Sync: %" PRIu64 " fdatasync, mean %s, p99 %s, p99.9 %s, max %s\n", h->count(),
+			     format_ns(h->mean()).c_str(), format_ns(h->percentile(0.99)).c_str(),
+			     format_ns(h->percentile(0.999)).c_str(), format_ns(h->max()).c_str());
+}
+
+// A mix's two sides over all threads.
+void print_total_sides(std::FILE *out, const Report &r)
+{
+	const Totals &t = r.ex->totals;
+	Histogram reads, writes;
+	for (auto &w : r.ex->shared.workers) {
+		reads.merge(*w->read_latency);
+		writes.merge(*w->write_latency);
+	}
+	print_side(out, "read", t.read_bytes, t.read_ops, t.ops, t.wall, reads);
+	print_side(out, "write", t.write_bytes, t.write_ops, t.ops, t.wall, writes);
 }
 
 // "limited by the device", with the evidence where it adds some.
@@ -4193,15 +4716,33 @@ void print_device_detail(std::FILE *out, const Device &d)
 	std::fprintf(out, "Device detail: %s\n", detail.c_str());
 }
 
+// "1.00 GiB read", or for a mix each side against its own claim: "700 MiB
+// read of 700 MiB claimed (100%), 300 MiB written of 300 MiB claimed (100%)".
+std::string device_bytes(const Options &o, const Verdict &v)
+{
+	if (!is_mix(o))
+		return format_bytes(v.bytes) + (is_write(o) ? " written" : " read");
+	auto share = [](std::uint64_t seen, std::uint64_t claimed) {
+		return claimed ? format(" (%.0f%%)", 100.0 * static_cast<double>(seen) / static_cast<double>(claimed)) : "";
+	};
+	return format("%s read of %s claimed%s, %s written of %s claimed%s", format_bytes(v.read_bytes).c_str(),
+		      format_bytes(v.read_claimed).c_str(), share(v.read_bytes, v.read_claimed).c_str(),
+		      format_bytes(v.write_bytes).c_str(), format_bytes(v.write_claimed).c_str(),
+		      share(v.write_bytes, v.write_claimed).c_str());
+}
+
 // The verdict in one line: what the device saw of the bytes claimed, how
 // busy it was, and what limited the run.
 void print_verdict(std::FILE *out, const Report &r)
 {
 	const Verdict &v = *r.verdict;
-	if (v.measured)
-		std::fprintf(out, "Device: %s, %s %s of %s claimed (%.0f%%), busy %.0f%%: %s\n", v.device.name.c_str(),
-			     format_bytes(v.bytes).c_str(), is_write(r.plan->opt) ? "written" : "read",
-			     format_bytes(v.claimed).c_str(), v.delivered * 100, v.busy * 100, describe_limit(v).c_str());
+	if (v.measured && is_mix(r.plan->opt))
+		std::fprintf(out, "Device: %s, %s, busy %.0f%%: %s\n", v.device.name.c_str(), device_bytes(r.plan->opt, v).c_str(),
+			     v.busy * 100, describe_limit(v).c_str());
+	else if (v.measured)
+		std::fprintf(out, "Device: %s, %s of %s claimed (%.0f%%), busy %.0f%%: %s\n", v.device.name.c_str(),
+			     device_bytes(r.plan->opt, v).c_str(), format_bytes(v.claimed).c_str(), v.delivered * 100, v.busy * 100,
+			     describe_limit(v).c_str());
 	else
 		std::fprintf(out, "Device: %s%sunverifiable: %s; %s\n", v.device.name.c_str(),
 			     v.device.name.empty() ? "" : ", ", v.reason.c_str(), describe_limit(v).c_str());
@@ -4242,7 +4783,7 @@ void print_human(std::FILE *out, const Report &r)
 		print_environment(out, r);
 	if (r.memory && o.timing)
 		print_memory(out, *r.memory);
-	std::string content = !is_write(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
+	std::string content = !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
 	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), printable(o.file).c_str());
 	if (r.fill_seconds >= 0) {
 		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
@@ -4258,14 +4799,16 @@ void print_human(std::FILE *out, const Report &r)
 				     w->target->path.c_str(), o.threads > 1 ? format(" (thread %u)", w->id).c_str() : "");
 	for (auto &w : r.ex->shared.workers)
 		if (w->laid_out)
-			std::fprintf(out, "Laid out %s to %s before the random writes (untimed)\n", printable(w->target->path).c_str(),
-				     format_bytes(w->target->size).c_str());
+			std::fprintf(out, "Laid out %s to %s before the %s (untimed)\n", printable(w->target->path).c_str(),
+				     format_bytes(w->target->size).c_str(), is_mix(o) ? "mix" : "random writes");
 	for (auto &w : r.ex->shared.workers)
-		print_thread(out, *w, o.random);
+		print_thread(out, *w, o.random || o.fsync_every || is_mix(o));
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
 			     format_bytes(t.bytes).c_str());
+	if (o.threads > 1 && is_mix(o))
+		print_total_sides(out, r);
 	if (r.verdict)
 		print_verdict(out, r);
 	if (t.wall - t.io > 0.05 * t.wall && t.wall - t.io >= 0.01)
@@ -4280,8 +4823,9 @@ void print_human(std::FILE *out, const Report &r)
 			lo = std::min(lo, pt.bytes_per_second);
 			hi = std::max(hi, pt.bytes_per_second);
 		}
-		std::fprintf(out, "Timeline: %s  min %s, max %s\n", sparkline(points, lo, hi).c_str(),
-			     format_rate(lo).c_str(), format_rate(hi).c_str());
+		std::fprintf(out, "Timeline: %s  min %s, max %s%s\n", sparkline(points, lo, hi).c_str(),
+			     format_rate(lo).c_str(), format_rate(hi).c_str(),
+			     o.ramp > 0 ? format(", from the end of the %g s ramp", o.ramp).c_str() : "");
 		while (!points.empty() && points.back().t > t.together + step / 2)
 			points.pop_back();
 		std::string fell = cliff(points);
@@ -4337,12 +4881,14 @@ std::string json_options(const Plan &p)
 	const Options &o = p.opt;
 	return format("{\"op\": \"%s\", \"mode\": \"%s\", \"file\": %s, \"block_size\": %" PRIu64
 		      ", \"size\": %" PRIu64 ", \"threads\": %u, \"time_limit\": %s, \"direct\": %s, \"sync\": %s, "
-		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u}",
-		      is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
+		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s}",
+		      is_mix(o) ? "mix" : is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
 		      p.targets.empty() ? 0 : p.targets[0].size, o.threads,
 		      o.time_limit > 0 ? json_number(o.time_limit).c_str() : "null", json_bool(o.direct).c_str(),
 		      json_bool(o.sync).c_str(), json_bool(o.random_buffer).c_str(), json_bool(o.cached).c_str(),
-		      o.queue_depth);
+		      o.queue_depth, is_mix(o) ? std::to_string(o.mix).c_str() : "null",
+		      o.fsync_every ? std::to_string(o.fsync_every).c_str() : "null",
+		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null");
 }
 
 std::string json_latency(const Histogram &h)
@@ -4365,17 +4911,52 @@ std::string json_histogram(const Histogram &h)
 	return s + "]";
 }
 
+// A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns"}.
+std::string json_side(std::uint64_t bytes, std::uint64_t ops, double secs, const Histogram &latency)
+{
+	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s, "
+		      "\"latency_ns\": %s}", bytes, ops, json_number(rate(bytes, secs)).c_str(),
+		      json_number(rate(ops, secs)).c_str(), json_latency(latency).c_str());
+}
+
+// --fsync's syncs: {"ops", "latency_ns"}; null without --fsync.
+std::string json_sync(const std::optional<Histogram> &h)
+{
+	if (!h)
+		return "null";
+	return format("{\"ops\": %" PRIu64 ", \"latency_ns\": %s}", h->count(), json_latency(*h).c_str());
+}
+
 std::string json_thread(const Worker &w)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
 	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
 		      ", \"passes\": %u, \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s"
-		      ", \"latency_ns\": %s, \"cached_before\": %s, \"histogram\": %s}",
+		      ", \"latency_ns\": %s, \"cached_before\": %s, \"sync\": %s, \"read\": %s, \"write\": %s"
+		      ", \"histogram\": %s}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, w.passes, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
-		      json_latency(w.latency).c_str(), cached_before.c_str(), json_histogram(w.latency).c_str());
+		      json_latency(w.latency).c_str(), cached_before.c_str(), json_sync(w.sync_latency).c_str(),
+		      w.read_latency ? json_side(w.read_bytes, w.read_ops, secs, *w.read_latency).c_str() : "null",
+		      w.write_latency ? json_side(w.write_bytes, w.write_ops, secs, *w.write_latency).c_str() : "null",
+		      json_histogram(w.latency).c_str());
+}
+
+// The total's read and write sides: null unless a mix.
+std::string json_total_sides(const Report &r)
+{
+	const Totals &t = r.ex->totals;
+	if (!is_mix(r.plan->opt))
+		return "\"read\": null, \"write\": null";
+	Histogram reads, writes;
+	for (auto &w : r.ex->shared.workers) {
+		reads.merge(*w->read_latency);
+		writes.merge(*w->write_latency);
+	}
+	return "\"read\": " + json_side(t.read_bytes, t.read_ops, t.wall, reads) +
+	       ", \"write\": " + json_side(t.write_bytes, t.write_ops, t.wall, writes);
 }
 
 std::string json_memory(const MemoryRates &m)
@@ -4445,9 +5026,9 @@ void print_json(std::FILE *out, const Report &r)
 		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
 			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
 		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s}",
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, %s}",
 			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
-			      json_number(rate(t.ops, t.wall)).c_str());
+			      json_number(rate(t.ops, t.wall)).c_str(), json_total_sides(r).c_str());
 		CpuTime cpu = cpu_time(r.ex->result);
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
 			      json_number(cpu.system).c_str());
@@ -4622,6 +5203,7 @@ struct QuickTest {
 	bool random;
 	std::uint64_t block_size;
 	unsigned depth, threads;
+	int mix = -1;		// a mixed test (-M): the percentage of reads, in one row
 };
 
 // The one table the parser, the header, the suite and --explain all read.
@@ -4638,8 +5220,8 @@ const QuickProfile quick_profiles[] = {
 	{"nvme", "CrystalDiskMark's NVMe SSD profile",
 	 {{false, MiB, 8, 1}, {false, 128 * KiB, 32, 1}, {true, 4 * KiB, 32, 16}, {true, 4 * KiB, 1, 1}}},
 	{"real", "CrystalDiskMark's real-world profile", {{false, MiB, 1, 1}, {true, 4 * KiB, 1, 1}}},
-	{"mix", "the default profile plus RND4K Q1T1 mix 70/30", {},
-	 "mixed I/O (-M), which this sdb does not have yet"},
+	{"mix", "the default profile plus RND4K Q1T1 mix 70/30",
+	 {{false, MiB, 8, 1}, {false, MiB, 1, 1}, {true, 4 * KiB, 32, 1}, {true, 4 * KiB, 1, 1}, {true, 4 * KiB, 1, 1, 70}}},
 };
 
 const QuickProfile *find_quick_profile(std::string_view name)
@@ -4668,7 +5250,8 @@ std::string quick_name(const QuickTest &t)
 {
 	std::uint64_t b = t.block_size;
 	std::string size = b % MiB == 0 ? format("%" PRIu64 "M", b / MiB) : format("%" PRIu64 "K", b / KiB);
-	return format("%s%s Q%uT%u", t.random ? "RND" : "SEQ", size.c_str(), t.depth, t.threads);
+	std::string mix = t.mix >= 0 ? format(" mix %d/%d", t.mix, 100 - t.mix) : "";
+	return format("%s%s Q%uT%u%s", t.random ? "RND" : "SEQ", size.c_str(), t.depth, t.threads, mix.c_str());
 }
 
 std::string quick_test_list(const QuickProfile &p)
@@ -4704,12 +5287,15 @@ std::vector<QuickRow> quick_rows(const QuickProfile &p, bool uring, std::vector<
 	for (const QuickTest &asked : p.tests) {
 		QuickTest t = asked;
 		if (t.depth > 1 && !uring) {
-			t = {asked.random, asked.block_size, 1, asked.depth * asked.threads};
+			t = {asked.random, asked.block_size, 1, asked.depth * asked.threads, asked.mix};
 			notes.push_back(format("io_uring is not available: %s runs as %s (%u threads at depth 1)",
 					       quick_name(asked).c_str(), quick_name(t).c_str(), t.threads));
 		}
-		for (bool write : {true, false})
-			rows.push_back({t, write, quick_name(t) + (write ? " write" : " read"), {}});
+		if (t.mix >= 0)	// a mix both writes and reads: one row
+			rows.push_back({t, true, quick_name(t), {}});
+		else
+			for (bool write : {true, false})
+				rows.push_back({t, write, quick_name(t) + (write ? " write" : " read"), {}});
 	}
 	return rows;
 }
@@ -4794,7 +5380,8 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, bool write)
 {
 	Options r;
-	r.op = write ? Options::Op::write : Options::Op::read;
+	r.op = t.mix >= 0 ? Options::Op::mix : write ? Options::Op::write : Options::Op::read;
+	r.mix = t.mix >= 0 ? static_cast<unsigned>(t.mix) : 0;
 	r.random = t.random;
 	r.file = q.path;
 	r.block_size = t.block_size;
@@ -5018,7 +5605,8 @@ std::string json_quick_row(const QuickRow &row, const char *profile)
 {
 	std::string doc = format("{\"profile\": %s, \"name\": %s, \"op\": \"%s\", \"mode\": \"%s\", \"block_size\": %" PRIu64
 				 ", \"queue_depth\": %u, \"threads\": %u,\n   \"median\": %s, \"min\": %s, \"max\": %s,\n   \"runs\": [",
-				 json_string(profile).c_str(), json_string(row.name).c_str(), row.write ? "write" : "read",
+				 json_string(profile).c_str(), json_string(row.name).c_str(),
+				 row.test.mix >= 0 ? "mix" : row.write ? "write" : "read",
 				 row.test.random ? "rand" : "seq", row.test.block_size, row.test.depth, row.test.threads,
 				 json_spread(row, &Spread::median).c_str(), json_spread(row, &Spread::min).c_str(),
 				 json_spread(row, &Spread::max).c_str());
@@ -5194,13 +5782,18 @@ std::string fio_seconds(double seconds)
 // reads is invalidate; -R's stamped blocks are close to scramble_buffers.
 std::string fio_command(const Options &o, const std::string &name, FioFiles files)
 {
-	bool write = is_write(o);
+	bool write = writes_target(o);
 	std::vector<std::string> args = {"fio", "--name=" + name};
 	if (files == FioFiles::per_thread)
 		args.push_back("--filename_format=" + fio_path(o.file) + ".$jobnum");	// sdb's FILE.0 .. FILE.N-1
 	else
 		args.push_back("--filename=" + fio_path(o.file));
-	args.push_back(format("--rw=%s%s", o.random ? "rand" : "", write ? "write" : "read"));
+	if (is_mix(o)) {
+		args.push_back(o.random ? "--rw=randrw" : "--rw=rw");
+		args.push_back(format("--rwmixread=%u", o.mix));
+	} else {
+		args.push_back(format("--rw=%s%s", o.random ? "rand" : "", write ? "write" : "read"));
+	}
 	args.push_back("--bs=" + fio_size(o.block_size));
 	args.push_back("--size=" + fio_size(o.size));
 	if (o.threads > 1) {
@@ -5219,6 +5812,10 @@ std::string fio_command(const Options &o, const std::string &name, FioFiles file
 		args.push_back("--runtime=" + fio_seconds(o.time_limit));
 		args.push_back("--time_based");
 	}
+	if (o.ramp > 0)
+		args.push_back("--ramp_time=" + fio_seconds(o.ramp));
+	if (o.fsync_every)
+		args.push_back(format("--fdatasync=%u", o.fsync_every));
 	if (write && !o.cached)
 		args.push_back("--end_fsync=1");
 	args.push_back(format("--invalidate=%d", o.cached ? 0 : 1));

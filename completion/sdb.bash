@@ -13,10 +13,11 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
-        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at)
+        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at | --fsync | --ramp)
             return      # a number: nothing useful to offer
             ;;
         -m | --mode) offer='seq rand' ;;
+        -M | --mix) offer='30 50 70' ;;
         -b | --block-size) offer='4k 64k 1m' ;;
         -s | --size) offer='64m 1g 4g' ;;
         *)
@@ -24,11 +25,11 @@ _sdb()
                 [[ $prev == --quick ]] || return
                 offer='default nvme real mix'
             else                # sdb takes no operands: every word is an option
-                offer='-w --write -r --read -f --file -b --block-size -s --size
+                offer='-w --write -r --read -M --mix -f --file -b --block-size -s --size
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
-                    --start-at
+                    --start-at --fsync --ramp
                     -V --version -h --help'
             fi
             ;;

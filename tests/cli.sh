@@ -83,7 +83,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 24 options" 24 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 27 options" 27 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ the quick check
@@ -572,13 +572,11 @@ check "--quick=nvme: its rows, one run each" \
 run --quick=real -f qs -t 0.2 -s 16m --runs 2
 check "--quick=real --runs 2: four rows, medians of 2" "4 1" \
 	"$(grep -c '^\(SEQ1M\|RND4K\) Q1T1 ' <<<"$out") $(grep -c '^Median of 2 runs' <<<"$out")"
-for bad in --quick=fast --quick=mix "--quick --runs 0" "--quick --runs 101"; do
+for bad in --quick=fast "--quick --runs 0" "--quick --runs 101"; do
 	# shellcheck disable=SC2086	# the words of $bad are meant to split
 	run $bad -f qs -t 0.2 -s 16m
 	check "$bad: usage error, one line, no file" "2 1 " "$rc $(grep -c '^sdb: ' <<<"$err") $(ls qs)"
 done
-run --quick=mix -f qs
-contains "--quick=mix: says it needs mixed I/O" "$err" "needs mixed I/O (-M), which this sdb does not have yet"
 run -w -f qs/x --runs 2
 check "--runs without --quick: usage error" 2 "$rc"
 
@@ -1077,6 +1075,110 @@ else
 		skipped "memory cgroup limit" "cannot make a memory cgroup here"
 	fi
 fi
+fi
+
+# ------------------------------------------------------------ workloads
+if section workloads; then
+# --fsync N: an fdatasync after every N writes, each timed apart; 2300-byte
+# blocks (etcd's check) without -D.  1 MiB / 2300 bytes: 456 writes.
+run -w -f etcd -b 2300 -s 1m --fsync 1 --json
+check "--fsync 1 -b 2300: exit 0" 0 "$rc"
+check "--fsync 1: 456 writes, 1 MiB, options.fsync 1" "456 1048576 1" \
+	"$(jq -r '"\(.threads[0].ops) \(.threads[0].bytes) \(.options.fsync)"' <<<"$out")"
+check "--fsync 1: sync.ops = writes" 456 "$(jq '.threads[0].sync.ops' <<<"$out")"
+check "--fsync 1: the sync's latencies, ordered" true \
+	"$(jq '.threads[0].sync.latency_ns | .min <= .p50 and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max and .mean > 0' <<<"$out")"
+run -w -f etcd -b 2300 -s 1m --fsync 4 --json
+check "--fsync 4: a sync per 4 writes" 114 "$(jq '.threads[0].sync.ops' <<<"$out")"
+run -w -f etcd -b 2300 -s 64k --json
+check "without --fsync: sync, read and write are null" "null null null null null" \
+	"$(jq -r '"\(.threads[0].sync) \(.threads[0].read) \(.threads[0].write) \(.total.read) \(.options.fsync)"' <<<"$out")"
+run -w -f etcd -b 2300 -s 1m --fsync 1
+matches "--fsync: a Sync: line with count, mean, p99, p99.9, max" "$out" \
+	"*Sync: 456 fdatasync, mean *, p99 *, p99.9 *, max *"
+run -M 50 -f etcd -b 2300 -s 1m --fsync 2 --json
+check "-M --fsync 2: a sync per two of the mix's writes" "$(jq '.threads[0].write.ops / 2 | floor' <<<"$out")" \
+	"$(jq '.threads[0].sync.ops' <<<"$out")"
+bad_input 2 "--fsync 0: writes per fdatasync" -w -f etcd --fsync 0
+bad_input 2 "--fsync 1x: writes per fdatasync" -w -f etcd --fsync 1x
+bad_input 2 "--fsync and -r" -r -f etcd --fsync 1
+bad_input 2 "--fsync and -q 4" -w -f etcd --fsync 1 -q 4
+bad_input 2 "--fsync: needs a test" -T --fsync 1
+rm -f etcd
+
+# -M PCT: seeded reads and writes over one target, reported apart.
+run -w -f mixf -s 48m -b 1m -D -R
+run -M 70 -f mixf -m rand -b 4k -s 48m -D --json
+check "-M 70: exit 0, op mix, mix 70" "0 mix 70" "$rc $(jq -r '"\(.options.op) \(.options.mix)"' <<<"$out")"
+check "-M 70: 12288 I/Os, reads + writes" "12288 12288" \
+	"$(jq -r '.threads[0] | "\(.ops) \(.read.ops + .write.ops)"' <<<"$out")"
+check "-M 70: reads are 68-72% of 12288 I/Os" true \
+	"$(jq '.threads[0].read.ops / .threads[0].ops | . >= 0.68 and . <= 0.72' <<<"$out")"
+check "-M 70: each side's bytes are its ops x 4 KiB, and add up" true \
+	"$(jq '.threads[0] | .read.bytes == .read.ops * 4096 and .write.bytes == .write.ops * 4096 and .bytes == .read.bytes + .write.bytes' <<<"$out")"
+check "-M 70: the total's sides are the thread's" true \
+	"$(jq '.total.read.ops == .threads[0].read.ops and .total.write.bytes == .threads[0].write.bytes and .total.read.latency_ns.p99 > 0' <<<"$out")"
+reads=$(jq '.threads[0].read.ops' <<<"$out")
+run -M 70 -f mixf -m rand -b 4k -s 48m -D --json
+check "-M 70: the same reads again (seeded)" "$reads" "$(jq '.threads[0].read.ops' <<<"$out")"
+run -M 70 -f mixf -m rand -b 4k -s 4m -D
+matches "-M: read and write lines with their latencies" "$out" \
+	"*read   *%: *IOPS, latency min *, p99 *write  *%: *IOPS, latency min *"
+run -M 0 -f mixf -s 4m -b 64k --json
+check "-M 0: writes only" "0 64" "$(jq -r '"\(.threads[0].read.ops) \(.threads[0].write.ops)"' <<<"$out")"
+run -M 100 -f mixf -s 4m -b 64k --json
+check "-M 100: reads only" "64 0" "$(jq -r '"\(.threads[0].read.ops) \(.threads[0].write.ops)"' <<<"$out")"
+run -M 50 -f mixn -j 2 -q 4 -s 2m -b 16k --json
+check "-M -j 2 -q 4: new files laid out to SIZE, every I/O counted" "0 2097152 2097152 256" \
+	"$rc $(size_of mixn.0) $(size_of mixn.1) $(jq '.total.read.ops + .total.write.ops' <<<"$out")"
+run -M 50 -f mixn -j 2 -s 1m -b 16k
+matches "-M -j 2: the Total has the two sides" "$out" "*Total (2 threads)*read  *write  *"
+bad_input 2 "-M 101: the share of reads" -M 101 -f mixf
+bad_input 2 "--mix -1: the share of reads" --mix -1 -f mixf
+bad_input 2 "-M and -w or -r" -M 70 -w -f mixf
+bad_input 2 "-M and -w or -r" -r -M 70 -f mixf
+echo "not sdb's" >foreign
+bad_input 2 "add --force" -M 50 -f foreign -s 4k
+rm -f mixf mixn.* foreign
+
+# --ramp SEC: run first, count nothing of it.  Without -t the window is one
+# pass, so exactly the pass's I/Os are counted however long the ramp ran.
+run -w -f rampf -s 4m -b 64k -D -R
+run -r -f rampf -s 4m -b 64k --ramp 0.3 --json
+check "--ramp without -t: one pass counted, options.ramp" "0 64 4194304 0.3" \
+	"$rc $(jq -r '"\(.threads[0].ops) \(.total.bytes) \(.options.ramp)"' <<<"$out")"
+run -r -f rampf -s 1m -b 4k -m rand --ramp 0.2 --json
+check "--ramp -m rand: one pass, every block once" 256 "$(jq '.threads[0].ops' <<<"$out")"
+run -w -f rampf -s 4m -b 64k -D -R --ramp 0.3 -t 0.5 --json
+check "--ramp -t: bytes are the window's I/Os" true "$(jq '.total.bytes == .total.ops * 65536 and .threads[0].ops > 0' <<<"$out")"
+check "--ramp -t: the timeline starts after the ramp" true "$(jq '.timeline[0].t > 0 and .timeline[0].t <= .total.seconds + 0.2' <<<"$out")"
+run -M 50 -f rampf -s 4m -b 64k -q 4 --ramp 0.2 -t 0.3 --json
+check "--ramp -M -q 4: sides add up" true "$(jq '.total.ops == .total.read.ops + .total.write.ops and .total.ops > 0' <<<"$out")"
+run -w -f rampf -s 4m -b 64k -D --ramp 0.2 -t 0.3
+contains "--ramp: the header says it" "$out" "0.2 s ramp first (not counted)"
+bad_input 2 "--ramp -1: ramp must be" -w -f rampf --ramp -1
+bad_input 2 "--ramp 0: ramp must be" -w -f rampf --ramp 0
+bad_input 2 "--ramp x: ramp must be" -w -f rampf --ramp x
+bad_input 2 "--quick and --ramp" --quick -f . --ramp 1
+rm -f rampf
+
+# --explain in fio's words; the quick suite's mix row.
+run -M 70 -f f -m rand -b 4k -D -t 5 --ramp 2 --explain
+contains "--explain -M 70: randrw, rwmixread" "$out" "--rw=randrw --rwmixread=70"
+contains "--explain --ramp 2: ramp_time" "$out" "--ramp_time=2"
+run -w -f f -b 2300 -s 22m --fsync 1 --explain
+contains "--explain --fsync 1: fdatasync=1" "$out" "--bs=2300 --size=22m"
+contains "--explain --fsync 1: fdatasync=1" "$out" "--fdatasync=1"
+run -M 30 -f f -s 1m --explain
+contains "--explain -M seq: rw" "$out" "--rw=rw --rwmixread=30"
+mkdir -p qm
+run --quick=mix --explain -f qm -s 64m
+contains "--quick=mix --explain: the mix row in fio's words" "$out" "--name=RND4K-Q1T1-mix-70/30 --filename="
+contains "--quick=mix --explain: randrw 70" "$out" "--rw=randrw --rwmixread=70"
+run --quick=mix -f qm -t 0.2 -s 16m --runs 1 --json
+check "--quick=mix: 9 rows, the last a mix" "0 9 RND4K Q1T1 mix 70/30 mix" \
+	"$rc $(jq -r '"\(.suite | length) \(.suite[-1].name) \(.suite[-1].op)"' <<<"$out")"
+rm -rf qm f
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"

@@ -134,7 +134,7 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		const char *message;
 	};
 	const Case cases[] = {
-		{{}, "one of -w (write) or -r (read) is required"},
+		{{}, "one of -w (write), -r (read) or -M (mix) is required"},
 		{{"-w"}, "-f FILE is required with -w"},
 		{{"-w", "-r", "-f", "x"}, "-w and -r: choose one"},
 		{{"-r", "-f", "x", "-b", "12x"}, "-b 12x: invalid size"},
@@ -157,13 +157,12 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		{{"--time=1", "-?w"}, "-?: unknown option"},
 		{{"-r", "-f", "x", "--json=1"}, "--json: takes no value"},
 		{{"-r", "-f", "x", "-Db"}, "-b: missing argument"},
-		{{"-T", "-f", "x"}, "-f x: needs -w or -r"},
+		{{"-T", "-f", "x"}, "-f x: needs -w, -r or -M"},
 		{{"-T", "-D", "--cached"}, "--cached and -D"},
 		{{"--quick"}, "--quick needs -f PATH"},
 		{{"--quick", "-f", "d", "-m", "rand"}, "--quick and -m"},
 		{{"--quick=fast", "-f", "d"}, "--quick=fast: unknown profile"},
 		{{"--quick=", "-f", "d"}, "--quick=: unknown profile"},
-		{{"--quick=mix", "-f", "d"}, "--quick=mix: needs mixed I/O"},
 		{{"--quick", "-f", "d", "--runs", "0"}, "--runs 0: runs must be"},
 		{{"--quick", "-f", "d", "--runs=101"}, "--runs 101: runs must be"},
 		{{"--quick", "-f", "d", "--runs"}, "--runs: missing argument"},
@@ -222,7 +221,9 @@ TEST_CASE("quick profiles: CrystalDiskMark's rows, each written then read")
 	CHECK(notes == std::vector<std::string>{
 			       "io_uring is not available: SEQ1M Q8T1 runs as SEQ1M Q1T8 (8 threads at depth 1)",
 			       "io_uring is not available: RND4K Q32T1 runs as RND4K Q1T32 (32 threads at depth 1)"});
-	CHECK(find_quick_profile("mix")->missing != nullptr);
+	CHECK(names("mix", true) == "SEQ1M Q8T1 write, SEQ1M Q8T1 read, SEQ1M Q1T1 write, SEQ1M Q1T1 read, "
+				    "RND4K Q32T1 write, RND4K Q32T1 read, RND4K Q1T1 write, RND4K Q1T1 read, "
+				    "RND4K Q1T1 mix 70/30");
 	CHECK(find_quick_profile("Default") == nullptr);
 }
 
@@ -294,6 +295,98 @@ TEST_CASE("--explain: fio's words for sdb's run")
 	      "fio --name=sdb '--filename_format=/var/tmp/q.$jobnum' --rw=write --bs=1m --size=64m --numjobs=2 "
 	      "--group_reporting --thread --ioengine=psync --iodepth=1 --direct=0 --sync=1 --end_fsync=1 "
 	      "--invalidate=1 --zero_buffers");
+}
+
+TEST_CASE("parse_args: --fsync, -M/--mix and --ramp, and their usage errors")
+{
+	Parsed p = Args{"-M", "70", "-f", "x", "--fsync=4", "--ramp", "1.5"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.op == Options::Op::mix);
+	CHECK(p.opt.mix == 70);
+	CHECK(p.opt.fsync_every == 4);
+	CHECK(p.opt.ramp == 1.5);
+	CHECK(Args{"--mix=0", "-f", "x"}.parse().opt.mix == 0);
+	CHECK(Args{"-M", "100", "-M", "100", "-f", "x"}.parse().opt.mix == 100);
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-M", "101", "-f", "x"}, "-M 101: the share of reads must be"},
+		{{"--mix", "-1", "-f", "x"}, "--mix -1: the share of reads must be"},
+		{{"--mix", "7x", "-f", "x"}, "--mix 7x: the share of reads must be"},
+		{{"-M", "70", "-w", "-f", "x"}, "-M and -w or -r"},
+		{{"-r", "-M", "70", "-f", "x"}, "-M and -w or -r"},
+		{{"-w", "-f", "x", "--fsync", "0"}, "--fsync 0: writes per fdatasync"},
+		{{"-w", "-f", "x", "--fsync", "x"}, "--fsync x: writes per fdatasync"},
+		{{"-r", "-f", "x", "--fsync", "1"}, "--fsync and -r"},
+		{{"-w", "-f", "x", "--fsync", "1", "-q", "4"}, "--fsync and -q 4"},
+		{{"-T", "--fsync", "1"}, "--fsync: needs a test"},
+		{{"-w", "-f", "x", "--ramp", "-1"}, "--ramp -1: ramp must be"},
+		{{"-w", "-f", "x", "--ramp", "0"}, "--ramp 0: ramp must be"},
+		{{"--quick", "-f", "d", "--ramp", "1"}, "--quick and --ramp"},
+		{{"--quick", "-f", "d", "-M", "50"}, "--quick and -M"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+}
+
+TEST_CASE("MixChooser: a fixed sequence for a seed, and PCT% reads")
+{
+	MixChooser pinned(0x5db0000, 70);
+	std::string seq;
+	for (int i = 0; i < 24; i++)
+		seq += pinned.read() ? 'r' : 'w';
+	CHECK(seq == "rrrrrrrrwrrrrrrrwrrrrrrr");
+	for (unsigned pct : {0u, 1u, 30u, 50u, 70u, 99u, 100u}) {
+		MixChooser c(12345 + pct, pct);
+		unsigned reads = 0;
+		for (int i = 0; i < 10000; i++)
+			reads += c.read();
+		CHECK_MESSAGE(std::abs(static_cast<double>(reads) / 100 - pct) <= 2, "pct=" << pct << " reads=" << reads);
+		if (pct == 0 || pct == 100)
+			CHECK(reads == pct * 100);
+	}
+	MixChooser a(7, 50), b(7, 50), other(8, 50);
+	unsigned same = 0, differ = 0;
+	for (int i = 0; i < 1000; i++) {
+		bool x = a.read();
+		same += x == b.read();
+		differ += x != other.read();
+	}
+	CHECK(same == 1000);
+	CHECK(differ > 300);
+}
+
+TEST_CASE("--explain: --fsync, -M and --ramp in fio's words")
+{
+	Options o;
+	o.op = Options::Op::mix;
+	o.mix = 70;
+	o.random = true;
+	o.file = "f";
+	o.block_size = 4 * KiB;
+	o.size = 64 * MiB;
+	o.direct = true;
+	o.time_limit = 5;
+	o.ramp = 2;
+	CHECK(fio_command(o, "sdb", FioFiles::shared) ==
+	      "fio --name=sdb --filename=f --rw=randrw --rwmixread=70 --bs=4k --size=64m --thread --ioengine=psync "
+	      "--iodepth=1 --direct=1 --runtime=5 --time_based --ramp_time=2 --end_fsync=1 --invalidate=1 --zero_buffers");
+	o.op = Options::Op::write;
+	o.random = false;
+	o.direct = false;
+	o.block_size = 2300;
+	o.size = 22 * MiB;
+	o.time_limit = 0;
+	o.ramp = 0;
+	o.fsync_every = 1;
+	CHECK(fio_command(o, "etcd", FioFiles::shared) ==
+	      "fio --name=etcd --filename=f --rw=write --bs=2300 --size=22m --thread --ioengine=psync --iodepth=1 "
+	      "--direct=0 --fdatasync=1 --end_fsync=1 --invalidate=1 --zero_buffers");
 }
 
 TEST_CASE("parse_args: -T alone needs no target")
