@@ -27,7 +27,7 @@ _sdb()
                 offer='-w --write -r --read -f --file -b --block-size -s --size
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
-                    --json --cached --force --quick --quick= --keep --runs --explain
+                    --json --cached --force --quick --quick= --keep --runs --explain --verify
                     -V --version -h --help'
             fi
             ;;
