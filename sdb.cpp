@@ -2440,7 +2440,8 @@ Error ring_for(Worker &w)
 void learn_seed(Worker &w)
 {
 	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
-	if (len <= w.plan->slot_stride && pread(w.fd, w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
+	if (len <= w.plan->slot_stride &&
+	    pread(w.fd, w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
 	    unit_consistent(w.buffer)) {
 		w.verify.seed = unit_header(w.buffer).seed;
 		w.verify.seeded = true;
