@@ -7,11 +7,13 @@
 //   3. options       Options (with defaults), usage_text, parse_args()
 //   4. targets       which path each thread uses, sizes, O_DIRECT alignment,
 //                    block-device safety; make_plan() checks it all up front
-//   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill
+//   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill,
+//                    the --verify pattern and its check
 //   6. statistics    the random-order Permutation and the latency Histogram
 //   7. workers       prepare (open, readahead advice, lay out, evict), the
 //                    timed loops (pread/pwrite, or io_uring for -q), the
-//                    step at each pass end, the final fdatasync
+//                    step at each pass end, the final fdatasync; the
+//                    --verify read-back after a write
 //   8. the run       start barrier, sampler, progress line, signals
 //   9. plausibility  -T memory ceiling, -v environment, warnings on the
 //                    target (before) and on the numbers (after the run)
@@ -362,6 +364,7 @@ constexpr char usage_text[] =
 	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
 	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
+	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
@@ -523,6 +526,7 @@ struct Options {
 	unsigned runs = 0;		// --runs; 0: not given (3 with --quick)
 	bool explain = false;
 	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
+	bool verify = false;		// --verify (sets random_buffer too: the pattern is the content)
 	bool regions = false;		// not an option: the quick suite's threads share one file
 	unsigned run_index = 0;		// not an option: the quick suite's run of a test, for the random order
 };
@@ -536,7 +540,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at };
+	     opt_start_at, opt_verify };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -566,6 +570,7 @@ const option long_options[] = {
 	{"fsync", required_argument, nullptr, opt_fsync},
 	{"ramp", required_argument, nullptr, opt_ramp},
 	{"start-at", required_argument, nullptr, opt_start_at},
+	{"verify", no_argument, nullptr, opt_verify},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -681,7 +686,29 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		if (Error e = parse_start_at(arg, realtime_ns(), name, o.start_at_ns))
 			return e;
 		break;
+	case opt_verify: o.verify = o.random_buffer = true; break;
 	}
+	return {};
+}
+
+// --verify checks whole 4 KiB units, from the device.
+Error check_verify(const Options &o)
+{
+	if (!o.verify)
+		return {};
+	if (o.op == Options::Op::none)
+		return usage_error("--verify: needs -w or -r, a test whose data to check");
+	if (o.cached)
+		return usage_error("--verify and --cached: the check is of what the device gives back, not the page cache");
+	if (o.block_size % (4 * KiB))
+		return usage_error("-b %" PRIu64 ": --verify needs -b a multiple of 4k (each 4 KiB unit is checked)",
+				   o.block_size);
+	if (o.size % (4 * KiB))
+		return usage_error("-s %" PRIu64 ": --verify needs -s a multiple of 4k (each 4 KiB unit is checked)", o.size);
+	if (o.op == Options::Op::mix)
+		return usage_error("--verify and -M: a mix reads what it may be rewriting; verify a -w run, then -r it");
+	if (o.ramp > 0)
+		return usage_error("--verify and --ramp: the ramp's writes would be checked as the run's; leave one out");
 	return {};
 }
 
@@ -711,7 +738,7 @@ Error check_combination(const Options &o)
 			{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
 			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
 			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
-			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"},
+			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"}, {o.verify, "--verify"},
 		};
 		for (const auto &f : fixed)
 			if (f.given)
@@ -727,6 +754,8 @@ Error check_combination(const Options &o)
 	if (o.fsync_every && o.queue_depth > 1)
 		return usage_error("--fsync and -q %u: a sync after every N writes needs them in order; use -q 1 "
 				   "(-j N for syncs in parallel)", o.queue_depth);
+	if (Error e = check_verify(o))
+		return e;
 	if (o.op == Options::Op::none) {
 		if (!o.timing)
 			return usage_error("one of -w (write), -r (read) or -M (mix) is required; see sdb --help");
@@ -873,6 +902,7 @@ struct Plan {
 	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
 	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::string label;		// the quick suite's test name, for the progress line
+	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
 };
 
 bool is_write(const Options &o) { return o.op == Options::Op::write; }
@@ -1594,6 +1624,26 @@ Error check_memory(Plan &plan)
 	return {};
 }
 
+// --verify: a target that gives back what was written, in whole units,
+// and the seed of a write.
+Error plan_verify(Plan &plan)
+{
+	const Options &o = plan.opt;
+	if (!o.verify)
+		return {};
+	for (const Target &t : plan.targets) {
+		if (is_write(o) && t.kind == Kind::chr)
+			return usage_error("--verify: %s is a character device: what is written there cannot be read back",
+					   t.path.c_str());
+		if (t.size % (4 * KiB))
+			return usage_error("--verify: %s is %" PRIu64 " bytes, not a multiple of 4k: give -s", t.path.c_str(),
+					   t.size);
+	}
+	if (is_write(o) && getrandom(&plan.verify_seed, sizeof plan.verify_seed, 0) != sizeof plan.verify_seed)
+		return sys_error(errno, "--verify: cannot read a seed from /dev/urandom");
+	return {};
+}
+
 // Where buffers (slots, rotations in the pool) start: on whole pages, or on
 // the direct-I/O alignment where that is larger.
 std::uint64_t buffer_step(const Plan &plan)
@@ -1614,6 +1664,8 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 		return e;
 	if (Error e = size_targets(plan))
 		return e;
+	if (Error e = plan_verify(plan))
+		return e;
 	if (opt.direct)
 		if (Error e = check_alignment(plan))
 			return e;
@@ -1631,7 +1683,7 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
 	// A mix has both: each thread's slots to write from, then as many to
 	// read into, so that a read never changes what the next write sends.
 	bool shared = is_write(opt) && !opt.random_buffer;
-	plan.pool = writes_target(opt) && opt.random_buffer && plan.block_size < MiB ? MiB : 0;
+	plan.pool = writes_target(opt) && opt.random_buffer && !opt.verify && plan.block_size < MiB ? MiB : 0;
 	plan.slot_stride = (buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
 	plan.buffers = shared ? 1 : opt.threads;
 	plan.slots = shared ? 1 : is_mix(opt) ? 2 * opt.queue_depth : opt.queue_depth;
@@ -1783,6 +1835,170 @@ Error fill_random(char *data, std::size_t size, Stop stop)
 		return sys_error(failure, "-R: cannot read random data");
 	return {};
 }
+
+// The --verify pattern.  Every 4 KiB unit written is checkable on its own,
+// with nothing kept in memory but the run's seed: a 32-byte header
+//   tag (a magic number and a check of the rest), seed, offset, write number
+// and a body of 508 words that only the seed and the unit's offset make.
+// A unit read back at another offset names the offset it was written for,
+// which is how a device that wraps around (fake capacity) shows itself.
+// The body comes from sixteen interleaved xorshift64 streams seeded by
+// splitmix64: no multiply per word, and sixteen independent chains that
+// the compiler keeps in vector registers: on one core here 11 GiB/s made
+// and 13 GiB/s checked (four streams: 6).  Nothing compresses it.
+constexpr std::size_t verify_unit = 4096;
+constexpr std::uint64_t verify_magic = 0x56626473;	// the tag's high half: "sdbV" at bytes 4-7
+
+struct UnitHeader {
+	std::uint64_t tag, seed, offset, write;
+};
+
+// stale: a whole unit of an earlier write or of another run, where the last
+// write was lost.  The contract names three kinds of bad unit (zeros,
+// misplaced, corrupt): a stale unit is reported as corrupt, and its
+// description says which corruption it is.
+enum class UnitKind { good, zeros, misplaced, stale, corrupt };
+constexpr const char *unit_kind_names[] = {"good", "zeros", "misplaced", "corrupt", "corrupt"};
+
+std::uint64_t splitmix64(std::uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+	return x ^ (x >> 31);
+}
+
+std::uint64_t unit_tag(std::uint64_t seed, std::uint64_t offset, std::uint64_t write)
+{
+	return verify_magic << 32 | (splitmix64(seed ^ splitmix64(offset ^ splitmix64(write))) & 0xffffffff);
+}
+
+// The body of the unit at offset, sixteen words at a time, to `each`
+// (which stores or compares n of them at word i): the same words for the
+// same seed and offset, always.
+template <typename Each>
+void unit_body(std::uint64_t seed, std::uint64_t offset, Each each)
+{
+	constexpr unsigned lanes = 16;
+	constexpr std::size_t words = (verify_unit - sizeof(UnitHeader)) / 8;
+	std::uint64_t key = splitmix64(seed ^ splitmix64(offset));
+	std::uint64_t s[lanes];
+	for (unsigned j = 0; j < lanes; j++)
+		s[j] = splitmix64(key + j) | 1;	// xorshift never leaves 0
+	for (std::size_t i = 0; i < words; i += lanes) {
+		for (unsigned j = 0; j < lanes; j++) {
+			s[j] ^= s[j] << 13;
+			s[j] ^= s[j] >> 7;
+			s[j] ^= s[j] << 17;
+		}
+		each(i, s, std::min<std::size_t>(lanes, words - i));
+	}
+}
+
+void write_unit(char *unit, std::uint64_t seed, std::uint64_t offset, std::uint64_t write)
+{
+	const UnitHeader h = {unit_tag(seed, offset, write), seed, offset, write};
+	std::memcpy(unit, &h, sizeof h);
+	char *body = unit + sizeof h;
+	unit_body(seed, offset, [body](std::size_t i, const std::uint64_t *v, std::size_t n) {
+		if (n == 16)
+			std::memcpy(body + 8 * i, v, 8 * 16);	// a constant size: inlined
+		else
+			std::memcpy(body + 8 * i, v, 8 * n);
+	});
+}
+
+// Every 4 KiB of a block of len bytes (a multiple of 4 KiB) at offset.
+void write_units(char *block, std::size_t len, std::uint64_t seed, std::uint64_t offset, std::uint64_t write)
+{
+	for (std::size_t at = 0; at + verify_unit <= len; at += verify_unit)
+		write_unit(block + at, seed, offset + at, write);
+}
+
+UnitHeader unit_header(const char *unit)
+{
+	UnitHeader h;
+	std::memcpy(&h, unit, sizeof h);
+	return h;
+}
+
+bool body_matches(const char *unit, std::uint64_t seed, std::uint64_t offset)
+{
+	const char *body = unit + sizeof(UnitHeader);
+	std::uint64_t diff = 0;
+	unit_body(seed, offset, [body, &diff](std::size_t i, const std::uint64_t *v, std::size_t n) {
+		for (std::size_t j = 0; j < n; j++) {
+			std::uint64_t have;
+			std::memcpy(&have, body + 8 * (i + j), 8);
+			diff |= have ^ v[j];
+		}
+	});
+	return diff == 0;
+}
+
+// A whole unit as some --verify run wrote it, for whatever seed and offset
+// its header names.
+bool unit_consistent(const char *unit)
+{
+	const UnitHeader h = unit_header(unit);
+	return h.tag == unit_tag(h.seed, h.offset, h.write) && body_matches(unit, h.seed, h.offset);
+}
+
+// What the unit read at offset is, for a run with this seed.  write: the
+// number of the last write to it where that is known (sequential writes),
+// else any write counts.  found: the offset its header names.
+UnitKind classify_unit(const char *unit, std::uint64_t seed, std::uint64_t offset,
+		       std::optional<std::uint64_t> write, std::uint64_t &found)
+{
+	const UnitHeader h = unit_header(unit);
+	found = h.offset;
+	if (h.seed == seed && h.offset == offset && (!write || h.write == *write) &&
+	    h.tag == unit_tag(seed, offset, h.write) && body_matches(unit, seed, offset))
+		return UnitKind::good;
+	if (std::all_of(unit, unit + verify_unit, [](char c) { return c == 0; }))
+		return UnitKind::zeros;
+	if (!unit_consistent(unit))
+		return UnitKind::corrupt;
+	if (h.seed == seed && h.offset != offset)
+		return UnitKind::misplaced;
+	return UnitKind::stale;	// another run's unit, or an earlier write's
+}
+
+// One thread's check of the units it read (-r) or read back (-w).  A
+// reader learns the seed from the first whole unit it reads.
+struct VerifyTally {
+	std::uint64_t seed = 0;
+	bool seeded = false;
+	std::uint64_t units = 0, bad = 0;
+	std::uint64_t kinds[5] = {};
+	UnitKind first_kind = UnitKind::good;	// the lowest bad offset's
+	std::uint64_t first_offset = 0, first_found = 0;
+
+	void check(const char *unit, std::uint64_t offset, std::optional<std::uint64_t> write = std::nullopt)
+	{
+		if (!seeded && unit_consistent(unit)) {
+			seed = unit_header(unit).seed;
+			seeded = true;
+		}
+		std::uint64_t found = 0;
+		UnitKind kind = classify_unit(unit, seed, offset, write, found);
+		units++;
+		if (kind == UnitKind::good)
+			return;
+		kinds[static_cast<int>(kind)]++;
+		if (bad++ == 0 || offset < first_offset) {
+			first_kind = kind;
+			first_offset = offset;
+			first_found = found;
+		}
+	}
+	// Every whole unit of a block read at offset.
+	void check_block(const char *block, std::size_t len, std::uint64_t offset)
+	{
+		for (std::size_t at = 0; at + verify_unit <= len; at += verify_unit)
+			check(block + at, offset + at);
+	}
+};
 
 // ------------------------------------------------------------ 6. statistics
 
@@ -2222,6 +2438,7 @@ struct alignas(64) Worker {
 	std::optional<Histogram> sync_latency;	// --fsync: each fdatasync, apart from the I/O
 	std::optional<Histogram> read_latency, write_latency;	// a mix's two sides (latency: both)
 	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
+	VerifyTally verify;		// --verify: the units this thread checked
 	Error error;
 };
 
@@ -2273,6 +2490,16 @@ void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 		const std::uint64_t words[2] = {offset + at, io};
 		std::memcpy(block + at, words, sizeof words);
 	}
+}
+
+// What a -R write puts into its block before it goes: the stamp, or with
+// --verify every unit's header and body (the whole block is the pattern).
+void mark(const Worker &w, char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
+{
+	if (w.plan->opt.verify)
+		write_units(block, len, w.plan->verify_seed, offset, io);
+	else
+		stamp(block, len, offset, io);
 }
 
 // The descriptor the I/O goes through.  A new file is created here, and
@@ -2332,7 +2559,7 @@ Error lay_out(Worker &w)
 		char *buffer = w.buffer;
 		if (w.plan->opt.random_buffer) {
 			buffer += rotation(w, pos / bs);
-			stamp(buffer, len, pos, pos / bs);
+			mark(w, buffer, len, pos, pos / bs);
 		}
 		std::uint64_t failed_at = pos;
 		ssize_t n = transfer<true>(w.fd, buffer, len, pos, failed_at);
@@ -2460,6 +2687,20 @@ Error ring_for(Worker &w)
 	return {};
 }
 
+// -r --verify: the seed of the run that wrote the target, from the unit at
+// the start of the thread's region, read before the eviction (untimed).
+// Where that unit is not a whole one, the first whole unit read gives it.
+void learn_seed(Worker &w)
+{
+	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
+	if (len <= w.plan->slot_stride &&
+	    pread(w.fd, w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
+	    unit_consistent(w.buffer)) {
+		w.verify.seed = unit_header(w.buffer).seed;
+		w.verify.seeded = true;
+	}
+}
+
 Error prepare(Worker &w)
 {
 	const Options &o = w.plan->opt;
@@ -2479,6 +2720,8 @@ Error prepare(Worker &w)
 		w.read_latency.emplace();
 		w.write_latency.emplace();
 	}
+	if (!is_write(o) && o.verify)
+		learn_seed(w);
 	if (!is_write(o) && !o.cached)
 		evict(w);
 	// --cached means to measure the cache: say how much of it was there.
@@ -2659,6 +2902,10 @@ void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 // stamp() also run here, inside the timing: a modulo and 16 bytes per
 // 4 KiB, measured at 3.1-4.8 M against 3.3-4.9 M writes of 4 KiB a second
 // to /dev/null (alternated): under 1% of any real device's I/O time.
+// With --verify, mark() makes the whole pattern here instead (about 0.05 s
+// of CPU per GiB), and a read checks each unit after its I/O; the clock is
+// read again after either, so that they count in the rate, not in the
+// latency of an I/O.
 template <bool Write, bool Random>
 void io_loop(Worker &w)
 {
@@ -2669,6 +2916,7 @@ void io_loop(Worker &w)
 	const bool stamped = Write && w.plan->opt.random_buffer;
 	const unsigned sync_every = Write ? w.plan->opt.fsync_every : 0;
 	unsigned unsynced = 0;
+	const bool verifying = w.plan->opt.verify;
 	std::uint64_t bytes = 0, ops = 0, offset, failed_at = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
@@ -2678,8 +2926,10 @@ void io_loop(Worker &w)
 		char *buffer = w.buffer;
 		if (stamped) {
 			buffer += rotation(w, ops);
-			stamp(buffer, len, t.base + offset, ops);
+			mark(w, buffer, len, t.base + offset, ops);
 		}
+		if (Write && verifying)	// the pattern counts in the rate, not in the write's latency
+			prev = now_ns();
 		ssize_t n = transfer<Write>(w.fd, buffer, len, t.base + offset, failed_at);
 		std::int64_t now = now_ns();
 		if (n < 0) {
@@ -2695,6 +2945,10 @@ void io_loop(Worker &w)
 		bytes += static_cast<std::uint64_t>(n);
 		ops++;
 		w.bytes_done.store(bytes, std::memory_order_relaxed);
+		if (!Write && verifying) {	// the check counts in the rate, not in the next read's latency
+			w.verify.check_block(buffer, static_cast<std::size_t>(n), t.base + offset);
+			prev = now_ns();
+		}
 		if (static_cast<std::size_t>(n) < len) {
 			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
 			break;
@@ -2778,6 +3032,7 @@ void uring_loop(Worker &w)
 	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
 
 	const bool stamped = Write && w.plan->opt.random_buffer;
+	const bool verifying = w.plan->opt.verify;
 	const std::size_t stride = Write && !stamped ? 0 : w.plan->slot_stride;	// a buffer per slot, or one shared
 	std::vector<char *> starts(depth);
 	std::uint64_t io_number = 0;	// I/Os queued so far: the -R stamp and the pool rotation
@@ -2794,7 +3049,9 @@ void uring_loop(Worker &w)
 		starts[i] = w.buffer + i * stride;
 		if (stamped) {
 			starts[i] += rotation(w, io_number);
-			stamp(starts[i], s.len, t.base + s.offset, io_number);
+			mark(w, starts[i], s.len, t.base + s.offset, io_number);
+			if (verifying)	// the pattern counts in the rate, not in the write's latency
+				s.queued_ns = now_ns();
 		}
 		io_number++;
 		ring.queue(starts[i], s.len, t.base + s.offset, i);
@@ -2849,7 +3106,9 @@ void uring_loop(Worker &w)
 				break;
 			case Settled::complete:
 				count(s, now);
-				refill(index, now);
+				if (!Write && verifying)	// before the slot is refilled; not in the next read's latency
+					w.verify.check_block(starts[index], s.len, t.base + s.offset);
+				refill(index, !Write && verifying ? now_ns() : now);
 				break;
 			}
 		}
@@ -3138,6 +3397,117 @@ void timed_phase(Worker &w)
 		discard_ramp(w);
 	w.cpu_ns = thread_cpu_ns() - w.cpu_start_ns;
 	w.counting.store(true);
+}
+
+// --verify after a write: which units of a thread's region it left to be
+// checked, and the number of the last write to each where that is known.
+// Sequential writes number their I/Os in offset order, pass after pass, so
+// with -t the last write to each block is known and an earlier pass's unit
+// found there is stale (the last write was lost); random writes are checked
+// for any write of this run.  A time-based random write cut short in its
+// first pass checks only the blocks it wrote (the permutation replayed).
+struct Written {
+	std::uint64_t end = 0;		// units at [0,end) of the region
+	std::uint64_t block_size = 0, blocks = 0, last_io = 0;
+	bool numbered = false;		// sequential: write_of() is known
+	std::vector<bool> only;		// random, first pass cut short: the blocks written
+
+	bool has(std::uint64_t at) const { return only.empty() || only[at / block_size]; }
+	std::optional<std::uint64_t> write_of(std::uint64_t at) const
+	{
+		if (!numbered)
+			return std::nullopt;
+		std::uint64_t b = at / block_size, pass = last_io / blocks, pos = last_io % blocks;
+		return (b <= pos ? pass : pass - 1) * blocks + b;
+	}
+};
+
+Written written_by(const Worker &w)
+{
+	const Target &t = *w.target;
+	Written r;
+	r.block_size = w.plan->block_size;
+	if (!w.plan->opt.random) {
+		r.blocks = (t.size + r.block_size - 1) / r.block_size;
+		r.numbered = w.ops > 0;
+		r.last_io = w.ops - 1;
+		r.end = w.ops >= r.blocks ? t.size : w.ops * r.block_size;
+		return r;
+	}
+	r.blocks = t.size / r.block_size;
+	r.end = r.blocks * r.block_size;
+	if (w.ops < r.blocks) {	// a laid-out file may still hold older data below its old size
+		r.only.assign(r.blocks, false);
+		Offsets<true> offsets(t, r.block_size, order_seed(w));
+		std::uint64_t offset;
+		std::size_t len;
+		for (std::uint64_t i = 0; i < w.ops && offsets.next(offset, len); i++)
+			r.only[offset / r.block_size] = true;
+	}
+	return r;
+}
+
+// The thread's target opened again to read it back: O_DIRECT where it
+// takes it, else buffered; evicted either way (some file systems turn
+// O_DIRECT into buffered I/O), and on fuseblk the device's cache too.
+Error reopen_for_check(const Worker &w, bool direct, Fd &fd)
+{
+	const Target &t = *w.target;
+	fd = Fd(open(t.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | (t.follow ? 0 : O_NOFOLLOW) | (direct ? O_DIRECT : 0)));
+	if (!fd)
+		return sys_error(errno, "open: %s (--verify read-back)", t.path.c_str());
+	struct stat st {};
+	if (fstat(fd.get(), &st) != 0)
+		return sys_error(errno, "fstat: %s", t.path.c_str());
+	if (identity_of(st) != (w.created ? *w.created : t.id))
+		return runtime_error("%s changed during the run: not reading it back (--verify)", t.path.c_str());
+	posix_fadvise(fd.get(), static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED);
+	if (!w.plan->backing_device.empty())
+		flush_device(w.plan->backing_device);
+	return {};
+}
+
+// Read the thread's region back and check every unit the write left,
+// untimed, in 1 MiB reads; done: bytes read so far, for the progress line.
+Error read_back(Worker &w, std::atomic<std::uint64_t> &done)
+{
+	const Target &t = *w.target;
+	const Written written = written_by(w);
+	w.verify = VerifyTally{};
+	w.verify.seed = w.plan->verify_seed;
+	w.verify.seeded = true;
+	const std::size_t chunk = MiB;
+	Buffer buffer;
+	if (Error e = buffer.allocate(chunk))
+		return e;
+	Fd fd;
+	bool direct = reopen_for_check(w, true, fd).status == exit_ok;
+	if (!direct)
+		if (Error e = reopen_for_check(w, false, fd))
+			return e;
+	for (std::uint64_t pos = 0; pos < written.end && !g_stop.load(std::memory_order_relaxed);) {
+		std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, written.end - pos));
+		std::uint64_t failed_at = t.base + pos;
+		ssize_t n = transfer<false>(fd.get(), buffer.data(), len, t.base + pos, failed_at);
+		if (n == -EINVAL && direct) {	// O_DIRECT refused after all: buffered
+			direct = false;
+			if (Error e = reopen_for_check(w, false, fd))
+				return e;
+			continue;
+		}
+		if (n < 0)
+			return sys_error(static_cast<int>(-n), "read: %s at offset %" PRIu64 " (--verify read-back)",
+					 t.path.c_str(), failed_at);
+		if (static_cast<std::size_t>(n) < len)
+			return runtime_error("%s ends at offset %" PRIu64 ", before the end of what was written (--verify read-back)",
+					     t.path.c_str(), t.base + pos + static_cast<std::uint64_t>(n));
+		for (std::size_t at = 0; at < len; at += verify_unit)
+			if (written.has(pos + at))
+				w.verify.check(buffer.data() + at, t.base + pos + at, written.write_of(pos + at));
+		pos += len;
+		done.store(pos, std::memory_order_relaxed);
+	}
+	return {};
 }
 
 // ------------------------------------------------------------- 8. the run
@@ -4567,6 +4937,15 @@ std::string cliff(const std::vector<Point> &points)
 		      format_rate(last).c_str());
 }
 
+// --verify, all threads together.
+struct VerifySummary {
+	std::uint64_t units = 0, bad = 0, kinds[5] = {};
+	std::uint64_t bytes = 0;	// read to check them
+	double seconds = 0;		// -w: the read-back's; -r: the run's, which checked as it read
+	bool read_back = false;		// -w: read back after the run; -r: checked as read
+	const Worker *first = nullptr;	// the first thread (by id) with a bad unit
+};
+
 // What the reports print: the plan, and its execution once it ran (none
 // for -T alone).
 struct Report {
@@ -4575,6 +4954,7 @@ struct Report {
 	std::optional<MemoryRates> memory;
 	std::optional<Environment> env;
 	std::optional<Verdict> verdict;
+	std::optional<VerifySummary> verify;	// --verify, when the check ran
 	double fill_seconds = -1;	// -R, for the header
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
@@ -4775,6 +5155,58 @@ std::string describe_start(const RunResult &r, const Options &o)
 	return s;
 }
 
+// The header line's word on the data: what a write's buffer holds, and
+// that --verify's pattern is made, or its check done, inside the timing.
+std::string data_content(const Options &o)
+{
+	if (o.verify)
+		return is_write(o) ? ", --verify pattern made per I/O (timed)" : ", each 4 KiB checked as read (timed)";
+	return !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
+}
+
+// "the first at offset N of FILE: misplaced (...)", for the report and the error.
+std::string describe_first_bad(const VerifySummary &v)
+{
+	const VerifyTally &t = v.first->verify;
+	std::string what;
+	switch (t.first_kind) {
+	case UnitKind::zeros: what = "zeros (a lost write)"; break;
+	case UnitKind::misplaced:
+		what = format("misplaced (the data written for offset %" PRIu64 ": the device wraps around)", t.first_found);
+		break;
+	case UnitKind::stale:
+		what = "corrupt (a whole unit of an earlier write or another run: the last write was lost)";
+		break;
+	default: what = "corrupt"; break;
+	}
+	return format("the first at offset %" PRIu64 " of %s: %s", t.first_offset, printable(v.first->target->path).c_str(),
+		      what.c_str());
+}
+
+void print_verify(std::FILE *out, const Report &r)
+{
+	if (!r.verify) {
+		std::fprintf(out, "Verify: not read back: the write did not finish\n");
+		return;
+	}
+	const VerifySummary &v = *r.verify;
+	std::string how = v.read_back ? format("read back in %.3f s (%s, untimed)", v.seconds,
+					       format_rate(rate(v.bytes, v.seconds)).c_str())
+				      : std::string("checked as read");
+	if (!v.bad) {
+		std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: all as written\n", v.units, how.c_str());
+		return;
+	}
+	std::string kinds;
+	const std::uint64_t counts[] = {v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4]};
+	const char *names[] = {"zeros", "misplaced", "corrupt"};
+	for (int k = 0; k < 3; k++)
+		if (counts[k])
+			kinds += format("%s%" PRIu64 " %s", kinds.empty() ? "" : ", ", counts[k], names[k]);
+	std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: %" PRIu64 " bad (%s), %s\n", v.units, how.c_str(), v.bad,
+		     kinds.c_str(), describe_first_bad(v).c_str());
+}
+
 void print_human(std::FILE *out, const Report &r)
 {
 	const Plan &p = *r.plan;
@@ -4783,8 +5215,8 @@ void print_human(std::FILE *out, const Report &r)
 		print_environment(out, r);
 	if (r.memory && o.timing)
 		print_memory(out, *r.memory);
-	std::string content = !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
-	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), content.c_str(), printable(o.file).c_str());
+	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(o).c_str(),
+		     printable(o.file).c_str());
 	if (r.fill_seconds >= 0) {
 		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
 		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
@@ -4811,6 +5243,8 @@ void print_human(std::FILE *out, const Report &r)
 		print_total_sides(out, r);
 	if (r.verdict)
 		print_verdict(out, r);
+	if (o.verify)
+		print_verify(out, r);
 	if (t.wall - t.io > 0.05 * t.wall && t.wall - t.io >= 0.01)
 		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", t.wall - t.io, t.wall,
 			     o.direct ? "the device flushing its write cache"
@@ -4881,14 +5315,14 @@ std::string json_options(const Plan &p)
 	const Options &o = p.opt;
 	return format("{\"op\": \"%s\", \"mode\": \"%s\", \"file\": %s, \"block_size\": %" PRIu64
 		      ", \"size\": %" PRIu64 ", \"threads\": %u, \"time_limit\": %s, \"direct\": %s, \"sync\": %s, "
-		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s}",
+		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s, \"verify\": %s}",
 		      is_mix(o) ? "mix" : is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
 		      p.targets.empty() ? 0 : p.targets[0].size, o.threads,
 		      o.time_limit > 0 ? json_number(o.time_limit).c_str() : "null", json_bool(o.direct).c_str(),
 		      json_bool(o.sync).c_str(), json_bool(o.random_buffer).c_str(), json_bool(o.cached).c_str(),
 		      o.queue_depth, is_mix(o) ? std::to_string(o.mix).c_str() : "null",
 		      o.fsync_every ? std::to_string(o.fsync_every).c_str() : "null",
-		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null");
+		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null", json_bool(o.verify).c_str());
 }
 
 std::string json_latency(const Histogram &h)
@@ -5011,6 +5445,28 @@ std::int64_t end_unix_ns(const RunResult &r, const Totals &t)
 	return r.start_unix_ns + std::llround(t.wall * 1e9);
 }
 
+std::string json_verify(const std::optional<VerifySummary> &verify)
+{
+	if (!verify)
+		return "null";
+	const VerifySummary &v = *verify;
+	std::string first = "null";
+	if (v.first) {
+		const VerifyTally &t = v.first->verify;
+		bool elsewhere = t.first_kind == UnitKind::misplaced;
+		first = format("{\"file\": %s, \"offset\": %" PRIu64 ", \"kind\": \"%s\", \"found_offset\": %s}",
+			       json_string(v.first->target->path).c_str(), t.first_offset,
+			       unit_kind_names[static_cast<int>(t.first_kind)],
+			       elsewhere ? std::to_string(t.first_found).c_str() : "null");
+	}
+	return format("{\"units\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"kinds\": {\"zeros\": %" PRIu64
+		      ", \"misplaced\": %" PRIu64 ", \"corrupt\": %" PRIu64
+		      "}, \"first_bad\": %s, \"read_back\": %s, \"seconds\": %s, \"bytes_per_second\": %s}",
+		      v.units, v.bad, v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4], first.c_str(),
+		      json_bool(v.read_back).c_str(), json_number(v.seconds).c_str(),
+		      json_number(rate(v.bytes, v.seconds)).c_str());
+}
+
 void print_json(std::FILE *out, const Report &r)
 {
 	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
@@ -5034,6 +5490,8 @@ void print_json(std::FILE *out, const Report &r)
 			      json_number(cpu.system).c_str());
 		if (r.verdict)
 			doc += ",\n \"device\": " + json_device(*r.verdict);
+		if (r.plan->opt.verify)
+			doc += ",\n \"verify\": " + json_verify(r.verify);
 		doc += ",\n \"timeline\": [";
 		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false));
 		for (std::size_t i = 0; i < points.size(); i++)
@@ -5097,7 +5555,7 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 		if (Error e = buffers.back()->allocate(plan.slot_stride * plan.slots))
 			return e;
 	}
-	if (plan.opt.random_buffer && is_write(plan.opt)) {
+	if (plan.opt.random_buffer && is_write(plan.opt) && !plan.opt.verify) {	// --verify writes its pattern
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
 			if (Error e = fill_random(b->data(), b->size(), [&] {
@@ -5190,6 +5648,96 @@ void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, co
 	ex.totals = add_up(ex.shared, ex.result.start_ns);
 	if (!ran_any(ex.shared))
 		remove_created(ex.shared);
+}
+
+// --verify after a write: every thread's region read back at once, one
+// thread each, with Ctrl-C and a progress line as during the run.
+Error read_all_back(const Plan &plan, Execution &ex, const Waiter &waiter, VerifySummary &v)
+{
+	auto &workers = ex.shared.workers;
+	const std::size_t n = workers.size();
+	std::vector<std::atomic<std::uint64_t>> done(n);
+	std::vector<Error> errors(n);
+	std::atomic<std::size_t> finished{0};
+	auto job = [&](std::size_t i) {
+		errors[i] = read_back(*workers[i], done[i]);
+		if (errors[i])
+			g_stop.store(true);
+		finished++;
+		ex.shared.gate.poke();
+	};
+	auto read_so_far = [&] {
+		std::uint64_t sum = 0;
+		for (auto &d : done)
+			sum += d.load(std::memory_order_relaxed);
+		return sum;
+	};
+	for (auto &d : done)
+		d.store(0);
+	std::int64_t start = now_ns();
+	std::vector<std::thread> threads;
+	for (std::size_t i = 0; i < n; i++) {
+		try {
+			threads.emplace_back(job, i);
+		} catch (const std::system_error &) {	// no thread to be had: this one reads
+			job(i);
+		}
+	}
+	const bool tty = !plan.opt.json && isatty(2);
+	bool drawn = false;
+	while (finished.load() < n) {
+		waiter.wait(250, ex.result.interrupted);
+		double elapsed = (now_ns() - start) / 1e9;
+		if (tty && elapsed >= 1) {
+			std::uint64_t bytes = read_so_far();
+			std::fprintf(stderr, "\rVerifying: %s of %s  %s  %.1f s\033[K", format_bytes(bytes).c_str(),
+				     format_bytes(planned_bytes(plan)).c_str(), format_rate(rate(bytes, elapsed)).c_str(), elapsed);
+			drawn = true;
+		}
+	}
+	for (auto &th : threads)
+		th.join();
+	if (drawn)
+		std::fprintf(stderr, "\r\033[K");
+	v.seconds = (now_ns() - start) / 1e9;
+	v.bytes = read_so_far();
+	for (Error &e : errors)
+		if (e)
+			return e;
+	return {};
+}
+
+// --verify: the threads' checks added up; after a write, read back first.
+// Nothing after a write that failed or was interrupted: what it left is
+// not what it meant to write.  A -r checked as it read, inside the run.
+std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, const Waiter &waiter)
+{
+	VerifySummary v;
+	if (is_write(plan.opt)) {
+		if (ex.error || ex.result.interrupted)
+			return std::nullopt;
+		v.read_back = true;
+		ex.error = read_all_back(plan, ex, waiter, v);
+	} else {
+		v.seconds = ex.totals.wall;
+		v.bytes = ex.totals.bytes;
+	}
+	for (auto &w : ex.shared.workers) {
+		const VerifyTally &t = w->verify;
+		v.units += t.units;
+		v.bad += t.bad;
+		for (int k = 0; k < 5; k++)
+			v.kinds[k] += t.kinds[k];
+		if (t.bad && !v.first)
+			v.first = w.get();
+	}
+	return v;
+}
+
+Error verify_failure(const VerifySummary &v)
+{
+	return runtime_error("--verify: %" PRIu64 " of %" PRIu64 " units of 4 KiB bad; %s", v.bad, v.units,
+			     describe_first_bad(v).c_str());
 }
 
 // ------------------------------------------ 13. the quick suite, --explain
@@ -5821,6 +6369,8 @@ std::string fio_command(const Options &o, const std::string &name, FioFiles file
 	args.push_back(format("--invalidate=%d", o.cached ? 0 : 1));
 	if (write)
 		args.push_back(o.random_buffer ? "--scramble_buffers=1" : "--zero_buffers");
+	if (write && o.verify)
+		args.push_back("--verify=crc32c");	// fio's own pattern, read back after the write
 	std::string line;
 	for (const std::string &a : args)
 		line += (line.empty() ? "" : " ") + shell_word(a);
@@ -5905,6 +6455,9 @@ int explain_run(const Options &opt, std::FILE *out)
 		files = FioFiles::regions;
 	if (opt.timing)
 		std::fprintf(out, "# -T (the memory ceiling) has no fio equivalent\n");
+	if (opt.verify)
+		std::fprintf(out, "# --verify: fio checks only its own pattern (--verify=crc32c, read back after a write); "
+			     "neither tool can check the other's\n");
 	if (fio_pages_differ(r))
 		std::fputs(fio_pages_note, out);
 	std::fprintf(out, "%s\n", fio_command(r, "sdb", files).c_str());
@@ -5965,9 +6518,13 @@ int explain_run(const Options &opt, std::FILE *out)
 		emit_warnings(late);
 		early.push_back(late[0]);
 	}
+	if (opt.verify)
+		report.verify = check_written(plan, ex, scope.waiter);
 	const Shared &shared = ex.shared;
 	const RunResult &result = ex.result;
 	error = ex.error;
+	if (!error && report.verify && report.verify->bad && !result.interrupted)
+		error = verify_failure(*report.verify);
 
 	report.plan = &plan;
 	report.ex = &ex;

@@ -29,7 +29,7 @@ _sdb()
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
-                    --start-at --fsync --ramp
+                    --start-at --fsync --ramp --verify
                     -V --version -h --help'
             fi
             ;;
