@@ -6046,22 +6046,24 @@ std::string last_error_line(const std::string &err)
 }
 
 // How a remote run failed, or "" when its document is there to merge.
-std::string remote_failure(const Remote &r, bool has_document)
+std::string remote_failure(const Remote &r, bool has_document, bool interrupted)
 {
 	if (r.spawn_error)
 		return r.spawn_error.msg;
 	std::string line = one_line(last_error_line(r.err_text));
 	if (has_document)	// the run's own error (in its document) or none
 		return "";
+	if (interrupted)
+		return "interrupted: stopped before its result came back";
 	if (WIFSIGNALED(r.status))
 		return format("ssh ended by SIG%s%s%s", sigabbrev_np(WTERMSIG(r.status)) ? sigabbrev_np(WTERMSIG(r.status)) : "?",
 			      line.empty() ? "" : ": ", line.c_str());
 	int code = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
 	if (code == 255)
-		return "ssh failed (exit 255)" + (line.empty() ? std::string() : ": " + line);
+		return (line.empty() ? std::string("ssh failed") : line) + " (ssh exit 255)";
 	if (code == 127)
-		return "no sdb on the host (exit 127; SDB_REMOTE names the remote command)" +
-		       (line.empty() ? std::string() : ": " + line);
+		return (line.empty() ? std::string("command not found") : line) +
+		       " (exit 127: no sdb there? SDB_REMOTE names the remote command)";
 	if (!line.empty())
 		return line;
 	return format("exit %d, and no result on its standard output", code);
@@ -6175,7 +6177,7 @@ int run_hosts(const Options &opt, std::FILE *out)
 		bool loaded = false;
 		if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
 			loaded = !parse_json(r.out_text, r.label, doc) && !load_run(doc, r.label, run);
-		std::string failure = remote_failure(r, loaded);
+		std::string failure = remote_failure(r, loaded, received != 0);
 		if (loaded && !run.error.empty())
 			failure = run.error;	// its own error, after it started: merged, and named
 		if (!failure.empty()) {
