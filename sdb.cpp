@@ -5834,13 +5834,14 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 		const HostRun &r = runs[i];
 		doc += format("%s{\"source\": %s, \"host\": %s, \"threads\": %u, \"start_unix\": %s, \"end_unix\": %s, "
 			      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
-			      "\"bytes_per_second\": %s, \"iops\": %s}, \"latency_ns\": %s, \"interrupted\": %s, \"error\": %s}",
+			      "\"bytes_per_second\": %s, \"iops\": %s}, \"latency_ns\": %s, \"histogram\": %s, \"interrupted\": %s, "
+			      "\"error\": %s}",
 			      i ? ",\n  " : "\n  ", json_string(r.source).c_str(), json_string_or_null(r.host).c_str(), r.threads,
 			      r.windowed ? json_number(r.start_unix).c_str() : "null",
 			      r.windowed ? json_number(r.end_unix).c_str() : "null", r.bytes, r.ops,
 			      json_number(r.seconds).c_str(), json_number(rate(r.bytes, r.seconds)).c_str(),
 			      json_number(rate(r.ops, r.seconds)).c_str(), r.histogram ? json_latency(r.latency).c_str() : "null",
-			      json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
+			      r.histogram ? json_buckets(r.latency).c_str() : "null", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
 	}
 	std::string together = "null";
 	if (m.together)
