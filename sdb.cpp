@@ -5236,6 +5236,15 @@ public:
 		skip();
 		return i_ == s_.size() || fail("more after the end of the document");
 	}
+	// One of several documents in a row (srun gathers every task's
+	// output in one stream): false at the end, or on an error (what()).
+	bool parse_next(Json &out)
+	{
+		skip();
+		if (i_ == s_.size())
+			return fail("");
+		return value(out, 0);
+	}
 	std::size_t offset() const { return i_; }
 	const char *what() const { return what_; }
 
@@ -5885,22 +5894,47 @@ int run_merge(const Options &opt, std::FILE *out)
 {
 	std::vector<HostRun> runs;
 	std::vector<std::string> errors;
+	auto failed = [&](const Error &e) {
+		print_error(e);
+		errors.push_back(e.msg);
+	};
 	for (const std::string &file : opt.merge_files) {
 		std::string text;
-		Json doc;
-		HostRun r;
-		r.source = input_name(file);
-		Error e = read_input(file, text);
-		if (!e)
-			e = parse_json(text, file, doc);
-		if (!e)
-			e = load_run(doc, file, r);
-		if (e) {
-			print_error(e);
-			errors.push_back(e.msg);
+		if (Error e = read_input(file, text)) {
+			failed(e);
 			continue;
 		}
-		runs.push_back(std::move(r));
+		// A file may hold several documents one after another: FILE#2 is
+		// the second.
+		JsonParser parser(text);
+		std::vector<HostRun> found;
+		Json doc;
+		bool foreign = false;
+		while (!foreign && parser.parse_next(doc)) {
+			HostRun r;
+			r.source = input_name(file);
+			if (Error e = load_run(doc, r.source, r)) {
+				failed(e);
+				foreign = true;
+			}
+			found.push_back(std::move(r));
+			doc = Json();
+		}
+		if (foreign)
+			continue;
+		if (!*parser.what() && found.empty()) {
+			failed(runtime_error("%s: empty: no sdb result in it", input_name(file).c_str()));
+			continue;
+		}
+		if (*parser.what()) {
+			failed(runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(),
+					     parser.what()));
+			continue;
+		}
+		for (std::size_t i = 0; found.size() > 1 && i < found.size(); i++)
+			found[i].source += format("#%zu", i + 1);
+		for (HostRun &r : found)
+			runs.push_back(std::move(r));
 	}
 	report_merged(out, runs, errors, opt.json, true, false);
 	return errors.empty() ? exit_ok : exit_runtime;

@@ -13,6 +13,10 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
+        --hosts)
+            _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
+            return
+            ;;
         -j | --threads | -t | --time | -q | --queue-depth | --runs)
             return      # a number: nothing useful to offer
             ;;
@@ -23,11 +27,15 @@ _sdb()
             if $split; then     # --option=value: only --quick's profile
                 [[ $prev == --quick ]] || return
                 offer='default nvme real mix'
-            else                # sdb takes no operands: every word is an option
+            elif [[ " ${words[*]} " == *" --merge "* && $cur != -* ]]; then
+                _filedir json   # --merge's operands: saved --json documents
+                return
+            else                # no operands but --merge's: every word is an option
                 offer='-w --write -r --read -f --file -b --block-size -s --size
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
+                    --hosts --merge
                     -V --version -h --help'
             fi
             ;;

@@ -82,7 +82,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 23 options" 23 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 25 options" 25 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ the quick check
@@ -1049,6 +1049,10 @@ matches "merge: the Total line" "$out" '*Total (3 results, 3 threads): * seconds
 contains "merge: merged latency" "$out" "Latency (merged histograms"
 "$sdb" --merge m0.json - m2.json --json <m1.json >merged.json 2>/dev/null
 check "merge: - reads standard input" "m0.json standard input m2.json" "$(jq -r '[.hosts[].source] | join(" ")' merged.json)"
+cat m0.json m1.json | "$sdb" --merge - m2.json --json >both.json 2>/dev/null
+check "merge: documents one after another (srun's output)" "standard input#1 standard input#2 m2.json" \
+	"$(jq -r '[.hosts[].source] | join(" ")' both.json)"
+check "merge: the same total either way" "$(jq .total.bytes merged.json)" "$(jq .total.bytes both.json)"
 check "merge: a merged document merges again" "$(jq .total.bytes merged.json)" \
 	"$("$sdb" --merge merged.json --json 2>/dev/null | jq .total.bytes)"
 # What is flagged: differing options, starts apart, interrupted, warned.
@@ -1068,6 +1072,8 @@ echo '{"name": "not sdb"}' >foreign.json
 bad_input 1 "bad.json: not valid JSON (byte 42: expected a string" --merge bad.json
 bad_input 1 'foreign.json: not an sdb result (no "version")' --merge foreign.json
 bad_input 1 "missing.json: No such file or directory" --merge missing.json
+: >empty.json
+bad_input 1 "empty.json: empty: no sdb result in it" --merge empty.json
 run --merge m0.json bad.json m2.json
 check "merge: one bad input: exit 1" 1 "$rc"
 contains "merge: the bad one named" "$err" "sdb: bad.json: not valid JSON"
@@ -1075,7 +1081,7 @@ contains "merge: the others still merged" "$out" "Total (2 results, 2 threads)"
 bad_input 2 "--merge: needs FILE" --merge
 bad_input 2 "--merge and --write" --merge m0.json -w
 bad_input 2 "--merge and --hosts" --merge m0.json --hosts h
-rm -f mt.* j3.json m?.json merged.json odd.json late.json bad.json foreign.json
+rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json bad.json foreign.json
 fi
 
 # ------------------------------------------------------------ many hosts
