@@ -5968,7 +5968,13 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		std::string name = g.substr(0, g.find('='));
 		if (name == "--hosts" || name == "--file" || name == "--json")
 			continue;
-		start_given = start_given || name == "--start-at";
+		if (name == "--start-at") {	// +SEC from here, not from each host's own now
+			start_given = true;
+			if (g.size() > 11 && g[11] == '+') {
+				cmd += " " + shell_quote(format("--start-at=%.3f", unix_now() + std::atof(g.c_str() + 12)));
+				continue;
+			}
+		}
 		cmd += " " + shell_quote(g);
 	}
 	cmd += " " + shell_quote("--file=" + (h.path.empty() ? opt.file : h.path)) + " --json";
