@@ -363,11 +363,138 @@ constexpr char usage_text[] =
 	"      --keep              with --quick: keep the test file\n"
 	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
+	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
-	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n";
+	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
+	"FILE: %h is the short host name, %r the launcher's rank (SLURM_PROCID ...), %% a %\n";
+
+// The real-time clock, as Unix nanoseconds: --start-at and the report's
+// Unix times.  Durations are always CLOCK_MONOTONIC (now_ns).
+std::int64_t realtime_ns()
+{
+	timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The host name up to its first '.', as `hostname -s` prints it.
+std::string short_host_name()
+{
+	char name[256] = {};
+	if (gethostname(name, sizeof name - 1) != 0)
+		return "";
+	std::string host = name;
+	return host.substr(0, host.find('.'));
+}
+
+// The rank a parallel launcher gave this process: the first of these that
+// is set (Slurm, Open MPI, PMIx, MPICH/Intel MPI), else 0.  which: the
+// variable it came from, for messages.
+std::string launcher_rank(std::string &which)
+{
+	for (const char *name : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+		if (const char *v = std::getenv(name); v && *v) {
+			which = name;
+			return v;
+		}
+	which.clear();
+	return "0";
+}
+
+// -f's pattern: %h the host, %r the rank, %% a '%'.  Any other '%' is a
+// usage error, so that a typo does not silently become part of a name.
+Error expand_name(std::string_view pattern, std::string_view host, std::string_view rank, std::string &name)
+{
+	name.clear();
+	for (std::size_t i = 0; i < pattern.size(); i++) {
+		if (pattern[i] != '%') {
+			name += pattern[i];
+			continue;
+		}
+		char c = i + 1 < pattern.size() ? pattern[++i] : '\0';
+		if (c == 'h')
+			name.append(host);
+		else if (c == 'r')
+			name.append(rank);
+		else if (c == '%')
+			name += '%';
+		else if (c == '\0')
+			return usage_error("-f %s: a lone %% at the end (%%h host, %%r rank, %%%% a percent sign)",
+					   std::string(pattern).c_str());
+		else
+			return usage_error("-f %s: %%%c is not a pattern (%%h host, %%r rank, %%%% a percent sign)",
+					   std::string(pattern).c_str(), c);
+	}
+	return {};
+}
+
+// expand_name with this host and this launcher's rank, each checked only
+// where the pattern uses it: a name part, not a path or an option.
+Error expand_file(std::string &file)
+{
+	if (file.find('%') == std::string::npos)
+		return {};
+	auto uses = [&](char c) {	// %c itself, not the "%c" of a "%%c"
+		for (std::size_t i = 0; i + 1 < file.size(); i++)
+			if (file[i] == '%' && file[++i] == c)
+				return true;
+		return false;
+	};
+	std::string host, rank, which;
+	if (uses('h')) {
+		host = short_host_name();
+		if (host.empty() || host.find('/') != std::string::npos)
+			return runtime_error("-f %s: %%h: no usable host name (\"%s\")", file.c_str(), host.c_str());
+	}
+	rank = launcher_rank(which);
+	if (uses('r') &&
+	    (rank.size() > 9 || rank.find_first_not_of("0123456789") != std::string::npos))
+		return usage_error("-f %s: %%r: %s=%s is not a rank (a whole number)", file.c_str(), which.c_str(),
+				   rank.c_str());
+	std::string name;
+	if (Error e = expand_name(file, host, rank, name))
+		return e;
+	if (name.empty())
+		return usage_error("-f %s: the name is empty once expanded", file.c_str());
+	file = name;
+	return {};
+}
+
+// --start-at TIME: Unix seconds ("1764500000.25") or "+SEC" from now, as
+// Unix nanoseconds.  A time more than a day from now either way is a
+// mistake (a "5" meant as "+5", milliseconds for seconds), not a plan.
+constexpr std::int64_t start_at_reach_ns = 86400 * std::int64_t{1000000000};
+
+Error parse_start_at(const char *arg, std::int64_t now, const std::string &name, std::int64_t &at)
+{
+	std::string_view s = arg;
+	bool relative = !s.empty() && s[0] == '+';
+	if (relative)
+		s.remove_prefix(1);
+	std::int64_t whole = 0, frac = 0, scale = 100000000;
+	std::size_t i = 0;
+	for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && i < 12; i++)
+		whole = whole * 10 + (s[i] - '0');
+	bool digits = i > 0;
+	if (i < s.size() && s[i] == '.')
+		for (i++; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++, scale /= 10) {
+			frac += (s[i] - '0') * scale;
+			digits = true;
+		}
+	if (!digits || i != s.size())
+		return usage_error("%s %s: a time is Unix seconds (e.g. 1764500000.25) or +SEC from now (e.g. +5)",
+				   name.c_str(), arg);
+	at = std::min<std::int64_t>(whole, 4000000000) * 1000000000 + frac;	// 2096: refused below, no overflow
+	if (relative)
+		at += now;
+	if (at - now > start_at_reach_ns || now - at > start_at_reach_ns)
+		return usage_error("%s %s: more than a day %s; give Unix seconds within a day of now, or +SEC", name.c_str(),
+				   arg, at > now ? "ahead" : "ago");
+	return {};
+}
 
 struct QuickProfile;
 const QuickProfile *find_quick_profile(std::string_view name);
@@ -402,6 +529,7 @@ struct Options {
 	bool keep = false;
 	unsigned runs = 0;		// --runs; 0: not given (3 with --quick)
 	bool explain = false;
+	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
 	bool regions = false;		// not an option: the quick suite's threads share one file
 	unsigned run_index = 0;		// not an option: the quick suite's run of a test, for the random order
 	bool merge = false;		// --merge: merge_files are the operands
@@ -418,7 +546,7 @@ struct Parsed {
 	Error error;
 };
 
-enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_hosts, opt_merge };
+enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_start_at, opt_hosts, opt_merge };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -444,6 +572,7 @@ const option long_options[] = {
 	{"keep", no_argument, nullptr, opt_keep},
 	{"runs", required_argument, nullptr, opt_runs},
 	{"explain", no_argument, nullptr, opt_explain},
+	{"start-at", required_argument, nullptr, opt_start_at},
 	{"hosts", required_argument, nullptr, opt_hosts},
 	{"merge", no_argument, nullptr, opt_merge},
 	{nullptr, 0, nullptr, 0},
@@ -581,6 +710,10 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	}
 	case opt_explain: o.explain = true; break;
+	case opt_start_at:
+		if (Error e = parse_start_at(arg, realtime_ns(), name, o.start_at_ns))
+			return e;
+		break;
 	case opt_hosts:
 		if (Error e = parse_hosts(arg, name, o.hosts))
 			return e;
@@ -630,6 +763,11 @@ Error check_combination(const Options &o)
 		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
 	if (o.explain && o.op == Options::Op::none && !o.quick)
 		return usage_error("--explain: needs -w, -r or --quick, a test to explain");
+	if (o.start_at_ns && (o.quick || o.explain))
+		return usage_error("--start-at and %s: a start time is for one run (-w or -r)",
+				   o.quick ? "--quick" : "--explain");
+	if (o.start_at_ns && o.op == Options::Op::none)
+		return usage_error("--start-at: needs -w or -r, a run to start");
 	if (o.quick) {
 		if (o.file.empty())
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
@@ -713,6 +851,8 @@ Parsed parse_args(int argc, char *argv[])
 		return p;
 	}
 	p.error = check_combination(p.opt);
+	if (!p.error && !p.opt.file.empty())	// once, here: plan, report, JSON and FILE.N all see the name
+		p.error = expand_file(p.opt.file);
 	return p;
 }
 
@@ -1634,17 +1774,23 @@ std::uint64_t huge_page_bytes(const void *addr)
 
 // Fill from the kernel's random source (what /dev/urandom reads), one
 // chunk per core in parallel: a 64 MiB random buffer must not be the slow
-// part of a quick check.  In 4 MiB pieces, asking `interrupted()` (on the
-// calling thread) every few milliseconds, so that Ctrl-C is not kept
-// waiting by a large buffer.  Returns 0, an errno, or EINTR when interrupted.
-template <typename Interrupted>
-int fill_random(char *data, std::size_t size, Interrupted interrupted)
+// part of a quick check.  In 4 MiB pieces, asking `stop()` (on the calling
+// thread) every few milliseconds, so that Ctrl-C is not kept waiting by a
+// large buffer: stop() returns the Error that ends the fill, or none.
+template <typename Stop>
+Error fill_random(char *data, std::size_t size, Stop stop)
 {
 	const std::size_t piece = 4 * MiB;
 	unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
 	std::size_t chunk = size < 16 * MiB ? size : (size / workers + piece - 1) / piece * piece;
-	std::atomic<int> failure{0};
+	std::atomic<int> failure{0};	// an errno from getrandom, or EINTR: stopped
 	std::atomic<unsigned> running{0};
+	Error stopped;
+	auto interrupted = [&] {
+		if (!stopped)
+			stopped = stop();
+		return bool(stopped);
+	};
 	auto fill = [&](std::size_t from, std::size_t to) {
 		while (from < to && failure == 0) {
 			ssize_t n = getrandom(data + from, std::min(to - from, piece), 0);
@@ -1687,7 +1833,11 @@ int fill_random(char *data, std::size_t size, Interrupted interrupted)
 	}
 	for (auto &h : helpers)
 		h.join();
-	return failure;
+	if (stopped)
+		return stopped;
+	if (failure)
+		return sys_error(failure, "-R: cannot read random data");
+	return {};
 }
 
 // ------------------------------------------------------------ 6. statistics
@@ -2742,6 +2892,8 @@ struct Sample {
 
 struct RunResult {
 	std::int64_t start_ns = 0;
+	std::int64_t start_unix_ns = 0;	// the same instant on the real-time clock
+	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
 	std::vector<Sample> samples;
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
@@ -2889,6 +3041,29 @@ private:
 	}
 };
 
+// --start-at: every thread is ready; hold the gate until the real-time
+// clock reads `at`.  Signals and worker news are watched in steps of at
+// most 0.1 s (a clock set meanwhile is noticed too), ending about 2 ms
+// early; the rest is one absolute clock_nanosleep, which wakes within a
+// fraction of a millisecond.
+void wait_for_start(std::int64_t at, const Waiter &waiter, bool &interrupted)
+{
+	const std::int64_t ms = 1000000;
+	for (;;) {
+		std::int64_t left = at - realtime_ns();
+		if (left <= 0 || interrupted || g_stop.load())
+			return;
+		if (left > 3 * ms) {	// poll()'s whole milliseconds: at least 1, at most 100
+			waiter.wait(static_cast<int>(std::min<std::int64_t>(left - 2 * ms, 100 * ms) / ms), interrupted);
+			continue;
+		}
+		timespec ts{static_cast<time_t>(at / 1000000000), static_cast<long>(at % 1000000000)};
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR)
+			continue;
+		return;
+	}
+}
+
 // Main thread while the workers run: the sampler, the progress line and the
 // signal handling all live here, so the workers only do I/O.
 void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
@@ -2896,9 +3071,14 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
 		waiter.wait(100, r.interrupted);
+	if (plan.opt.start_at_ns)
+		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
 	getrusage(RUSAGE_SELF, &r.usage_before);
 	r.start_ns = now_ns();
+	r.start_unix_ns = realtime_ns();
+	if (plan.opt.start_at_ns)
+		r.start_late_ns = std::max<std::int64_t>(0, r.start_unix_ns - plan.opt.start_at_ns);
 	s.gate.release();
 	bool tty = !plan.opt.json && isatty(2);
 	bool drawn = false;
@@ -3926,6 +4106,12 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 
 // -------------------------------------------------------------- 11. report
 
+// Unix nanoseconds as seconds to the microsecond: "1764500000.250081".
+std::string json_unix(std::int64_t ns)
+{
+	return format("%" PRId64 ".%06" PRId64, ns / 1000000000, ns % 1000000000 / 1000);
+}
+
 struct Point {
 	double t;
 	double bytes_per_second;
@@ -4126,6 +4312,31 @@ void print_verdict(std::FILE *out, const Report &r)
 		print_device_detail(out, v.device);
 }
 
+// A real-time instant as the local clock shows it, to the microsecond:
+// "2025-11-30 12:00:00.250081 +0100".
+std::string format_unix(std::int64_t ns)
+{
+	time_t secs = static_cast<time_t>(ns / 1000000000);
+	tm local {};
+	char date[64] = "?", zone[16] = "";
+	if (localtime_r(&secs, &local)) {
+		std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &local);
+		std::strftime(zone, sizeof zone, "%z", &local);
+	}
+	return format("%s.%06ld %s", date, static_cast<long>(ns % 1000000000 / 1000), zone);
+}
+
+// When the barrier opened, and with --start-at how long after its time.
+std::string describe_start(const RunResult &r, const Options &o)
+{
+	std::string s = format("Started at %s (Unix %s)", format_unix(r.start_unix_ns).c_str(),
+			       json_unix(r.start_unix_ns).c_str());
+	if (o.start_at_ns)
+		s += format(", %s after --start-at's %s", format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(),
+			    json_unix(o.start_at_ns).c_str());
+	return s;
+}
+
 void print_human(std::FILE *out, const Report &r)
 {
 	const Plan &p = *r.plan;
@@ -4142,6 +4353,8 @@ void print_human(std::FILE *out, const Report &r)
 			     r.fill_seconds, format_rate(rate(filled, r.fill_seconds)).c_str());
 	}
 	const Totals &t = r.ex->totals;
+	if (o.start_at_ns || r.env)
+		std::fprintf(out, "%s\n", describe_start(r.ex->result, o).c_str());
 	for (auto &w : r.ex->shared.workers)
 		if (w->cached_before >= 0)
 			std::fprintf(out, "Cached before the run: %.0f%% of %s%s\n", w->cached_before * 100,
@@ -4243,17 +4456,29 @@ std::string json_latency(const Histogram &h)
 		      h.max());
 }
 
+// The non-empty buckets of a latency histogram, each [low, high, count]
+// with both bounds included: enough to merge histograms exactly later.
+std::string json_histogram(const Histogram &h)
+{
+	std::string s = "[";
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		if (h.at(i))
+			s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s.size() > 1 ? ", " : "", Histogram::low(i),
+				    Histogram::high(i), h.at(i));
+	return s + "]";
+}
+
 std::string json_thread(const Worker &w)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
 	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
 		      ", \"passes\": %u, \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s"
-		      ", \"latency_ns\": %s, \"cached_before\": %s}",
+		      ", \"latency_ns\": %s, \"cached_before\": %s, \"histogram\": %s}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, w.passes, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
-		      json_latency(w.latency).c_str(), cached_before.c_str());
+		      json_latency(w.latency).c_str(), cached_before.c_str(), json_histogram(w.latency).c_str());
 }
 
 std::string json_memory(const MemoryRates &m)
@@ -4301,12 +4526,24 @@ std::string json_device(const Verdict &v)
 		      json_bool(v.verified).c_str(), json_string_or_null(v.reason).c_str());
 }
 
+// The last thread's end on the real-time clock: the start plus the wall
+// time measured on the monotonic one, so that a clock step cannot bend it.
+std::int64_t end_unix_ns(const RunResult &r, const Totals &t)
+{
+	return r.start_unix_ns + std::llround(t.wall * 1e9);
+}
+
 void print_json(std::FILE *out, const Report &r)
 {
-	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
+	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
+				 json_string(short_host_name()).c_str());
 	if (r.plan && r.ex) {
 		const Totals &t = r.ex->totals;
+		const RunResult &run = r.ex->result;
 		doc += ",\n \"options\": " + json_options(*r.plan);
+		doc += format(",\n \"start_unix\": %s, \"end_unix\": %s, \"start_late\": %s",
+			      json_unix(run.start_unix_ns).c_str(), json_unix(end_unix_ns(run, t)).c_str(),
+			      json_number(run.start_late_ns / 1e9).c_str());
 		doc += ",\n \"threads\": [";
 		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
 			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
@@ -4322,8 +4559,10 @@ void print_json(std::FILE *out, const Report &r)
 		doc += ",\n \"timeline\": [";
 		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false));
 		for (std::size_t i = 0; i < points.size(); i++)
-			doc += format("%s{\"t\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
-				      json_number(points[i].t).c_str(), json_number(points[i].bytes_per_second).c_str());
+			doc += format("%s{\"t\": %s, \"unix\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
+				      json_number(points[i].t).c_str(),
+				      json_unix(run.start_unix_ns + std::llround(points[i].t * 1e9)).c_str(),
+				      json_number(points[i].bytes_per_second).c_str());
 		doc += "]";
 	}
 	if (r.memory)
@@ -4383,9 +4622,10 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 	if (plan.opt.random_buffer && is_write(plan.opt)) {
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
-			if (int err = fill_random(b->data(), b->size(), [&] { return waiter.interrupted(); }))
-				return err == EINTR ? waiter.interruption("while filling the buffer (-R)")
-						    : sys_error(err, "-R: cannot read random data");
+			if (Error e = fill_random(b->data(), b->size(), [&] {
+				    return waiter.interrupted() ? waiter.interruption("while filling the buffer (-R)") : Error{};
+			    }))
+				return e;
 		fill_seconds = (now_ns() - start) / 1e9;
 	}
 	if (waiter.interrupted())	// while the buffers were faulted in
@@ -4893,9 +5133,10 @@ std::string json_quick_row(const QuickRow &row, const char *profile)
 void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, const std::vector<QuickRow> &rows,
 		      const std::vector<std::string> &warnings, bool interrupted, bool kept)
 {
-	std::string doc = format("{\"version\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
+	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
 				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"runs\": %u, \"kept\": %s},\n \"suite\": [",
-				 json_string(SDB_VERSION).c_str(), json_string(opt.profile->name).c_str(),
+				 json_string(SDB_VERSION).c_str(), json_string(short_host_name()).c_str(),
+				 json_string(opt.profile->name).c_str(),
 				 json_string(q.path).c_str(), q.size, json_string(q.why).c_str(), json_bool(q.direct).c_str(),
 				 json_number(quick_seconds(opt)).c_str(), quick_runs(opt), json_bool(kept).c_str());
 	for (std::size_t r = 0; r < rows.size(); r++)
@@ -5820,19 +6061,6 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 			     format_ns(m.latency.percentile(0.999)).c_str(), format_ns(m.latency.max()).c_str());
 }
 
-std::string json_buckets(const Histogram &h)
-{
-	std::string s = "[";
-	bool first = true;
-	for (unsigned i = 0; i < Histogram::buckets; i++)
-		if (h.at(i)) {
-			s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", Histogram::low(i),
-				    Histogram::high(i), h.at(i));
-			first = false;
-		}
-	return s + "]";
-}
-
 void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
 		       const std::vector<std::string> &errors, bool interrupted)
 {
@@ -5850,7 +6078,7 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 			      r.windowed ? json_number(r.end_unix).c_str() : "null", r.bytes, r.ops,
 			      json_number(r.seconds).c_str(), json_number(rate(r.bytes, r.seconds)).c_str(),
 			      json_number(rate(r.ops, r.seconds)).c_str(), r.histogram ? json_latency(r.latency).c_str() : "null",
-			      r.histogram ? json_buckets(r.latency).c_str() : "null", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
+			      r.histogram ? json_histogram(r.latency).c_str() : "null", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
 	}
 	std::string together = "null";
 	if (m.together)
@@ -5866,7 +6094,7 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 		      runs.size(), m.threads, m.bytes, m.ops, json_number(m.seconds).c_str(),
 		      json_number(rate(m.bytes, m.seconds)).c_str(), json_number(rate(m.ops, m.seconds)).c_str(),
 		      json_number(m.start_unix).c_str(), json_number(m.end_unix).c_str(), together.c_str(),
-		      m.with_latency ? json_latency(m.latency).c_str() : "null", json_buckets(m.latency).c_str());
+		      m.with_latency ? json_latency(m.latency).c_str() : "null", json_histogram(m.latency).c_str());
 	doc += ",\n \"warnings\": " + json_warnings(m.warnings);
 	doc += ",\n \"errors\": " + json_warnings(errors);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
@@ -6286,6 +6514,13 @@ int run_hosts(const Options &opt, std::FILE *out)
 	emit_warnings(early);
 	Execution ex;
 	execute(plan, buffers, scope.waiter, ex);
+	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings
+		std::vector<std::string> late = {format(
+			"--start-at: the time was %.3f s past when the threads were ready; the run started at once",
+			ex.result.start_late_ns / 1e9)};
+		emit_warnings(late);
+		early.push_back(late[0]);
+	}
 	const Shared &shared = ex.shared;
 	const RunResult &result = ex.result;
 	error = ex.error;

@@ -17,7 +17,7 @@ _sdb()
             _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
             return
             ;;
-        -j | --threads | -t | --time | -q | --queue-depth | --runs)
+        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at)
             return      # a number: nothing useful to offer
             ;;
         -m | --mode) offer='seq rand' ;;
@@ -35,6 +35,7 @@ _sdb()
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
+                    --start-at
                     --hosts --merge
                     -V --version -h --help'
             fi

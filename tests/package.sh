@@ -1,9 +1,10 @@
 #!/bin/bash
-# The Debian package, end to end: build it from a copy of this tree (the
-# build runs "make check"), check it with lintian, install it, run the
-# installed sdb, remove it.  For CI: run from the repository root, as root,
-# on a Debian machine with build-essential, debhelper, lintian, doctest-dev,
-# jq, bc and man-db.  The last line is "package: N passed, M failed"; the
+# The Debian package, end to end: README's set-up command in a copy of this
+# tree; then the .deb built from another copy with README's command (the
+# build runs "make check"), checked with lintian, installed with README's
+# command; the installed sdb run, and removed.  For CI: run from the
+# repository root, as root, on a Debian machine with build-essential,
+# debhelper, lintian, doctest-dev, jq, bc and man-db.  The last line is "package: N passed, M failed"; the
 # exit status is 1 if anything failed.  Nothing is left behind, even on
 # failure: the temporary directory goes, and so does the installed package.
 # usage: tests/package.sh
@@ -20,6 +21,17 @@ run_sdb() {	# DESC ARGS...: the installed sdb exits 0 and reports a rate
 	local out
 	out=$(/usr/bin/sdb "${@:2}" 2>&1)
 	case $?:$out in 0:*iB/s*) ok "$1" ;; *) bad "$1" "$out" ;; esac
+}
+
+# The README's own command line that contains TEXT (its commands are the
+# lines indented by four spaces), run in DIR as a root shell in a fresh
+# container runs it: with no sudo there.
+readme_command() { sed -n 's/^    //p' README.md | grep -F -m 1 -- "$1"; }
+as_readme_says() {	# DIR TEXT
+	local cmd
+	cmd=$(readme_command "$2") || { echo "README has no command with '$2'"; return 1; }
+	echo "+ $cmd"
+	(cd "$1" && bash -c 'sudo() { echo "sudo: command not found" >&2; return 127; }; '"$cmd")
 }
 
 finish() {
@@ -54,10 +66,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-package.XXXXXX") || { bad "mktemp"; finish;
 chmod 755 "$tmp"	# lintian reads it as another user
 src=$tmp/$pkg-$version
 if ! mkdir "$src" || ! tar --exclude=./.git -cf - . | tar -C "$src" -xf -; then bad "copy the tree to $src"; finish; fi
-if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
-	ok "dpkg-buildpackage -us -uc -b"
+# README's first command (install the build dependencies, build, run the
+# quick check), as a root shell without sudo runs it.
+setup=$tmp/setup
+if mkdir "$setup" && tar --exclude=./.git -cf - . | tar -C "$setup" -xf - &&
+	as_readme_says "$setup" "./sdb -w -f test" >"$tmp/setup.log" 2>&1; then
+	ok "README's set-up command (as root, no sudo)"
 else
-	bad "dpkg-buildpackage -us -uc -b" "last lines of the log:"
+	bad "README's set-up command (as root, no sudo)" "$(tail -n 5 "$tmp/setup.log")"
+fi
+rm -rf "$setup"
+if as_readme_says "$src" "dpkg-buildpackage" >"$tmp/build.log" 2>&1; then
+	ok "README's command builds the .deb (as root, no sudo)"
+else
+	bad "README's command builds the .deb (as root, no sudo)" "last lines of the log:"
 	tail -n 40 "$tmp/build.log" | sed 's/^/    /'
 	finish
 fi
@@ -85,10 +107,10 @@ check "lintian: no E: or W: tags" 0 "$lintian_rc"
 
 # ------------------------------------------------------------ install and use
 installed=yes
-if dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1; then
-	ok "dpkg -i"
+if as_readme_says "$src" "install -y ../" >"$tmp/dpkg.log" 2>&1; then
+	ok "README's command installs the .deb (as root, no sudo)"
 else
-	bad "dpkg -i" "$(tail -n 5 "$tmp/dpkg.log")"
+	bad "README's command installs the .deb (as root, no sudo)" "$(tail -n 5 "$tmp/dpkg.log")"
 	finish
 fi
 check "sdb --version" "sdb $version" "$(/usr/bin/sdb --version 2>&1)"

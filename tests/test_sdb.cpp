@@ -304,6 +304,111 @@ TEST_CASE("parse_args: -T alone needs no target")
 	CHECK(p.opt.timing);
 }
 
+TEST_CASE("expand_name: %h, %r and %% in -f; any other % is a usage error")
+{
+	std::string name;
+	CHECK_FALSE(expand_name("/pfs/t.%h.%r", "node7", "3", name));
+	CHECK(name == "/pfs/t.node7.3");
+	CHECK_FALSE(expand_name("plain", "h", "0", name));
+	CHECK(name == "plain");
+	CHECK_FALSE(expand_name("100%%-%h%h", "a", "0", name));
+	CHECK(name == "100%-aa");
+	CHECK_FALSE(expand_name("%%h", "a", "0", name));	// a literal "%h"
+	CHECK(name == "%h");
+	Error e = expand_name("t.%q", "a", "0", name);
+	CHECK(e.status == exit_usage);
+	CHECK(e.msg.find("-f t.%q: %q is not a pattern") != std::string::npos);
+	e = expand_name("t.%", "a", "0", name);
+	CHECK(e.status == exit_usage);
+	CHECK(e.msg.find("a lone % at the end") != std::string::npos);
+}
+
+TEST_CASE("parse_args: -f is expanded once, with the launcher's rank")
+{
+	setenv("SLURM_PROCID", "5", 1);
+	setenv("PMI_RANK", "9", 1);
+	Parsed p = Args{"-w", "-f", "t.%r", "-j", "2"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.file == "t.5");	// SLURM_PROCID comes first
+	unsetenv("SLURM_PROCID");
+	p = Args{"-w", "-f", "t.%r"}.parse();
+	CHECK(p.opt.file == "t.9");
+	setenv("PMI_RANK", "x/y", 1);
+	p = Args{"-w", "-f", "t.%r"}.parse();
+	CHECK(p.error.status == exit_usage);
+	CHECK(p.error.msg.find("PMI_RANK=x/y is not a rank") != std::string::npos);
+	p = Args{"-w", "-f", "t.%h"}.parse();	// a bad rank matters only where %r is used
+	CHECK_FALSE(p.error);
+	p = Args{"-w", "-f", "t.%%r"}.parse();
+	CHECK_FALSE(p.error);
+	CHECK(p.opt.file == "t.%r");
+	unsetenv("PMI_RANK");
+	p = Args{"-w", "-f", "t.%r.%h"}.parse();
+	CHECK(p.opt.file == "t.0." + short_host_name());
+	CHECK(short_host_name().find('.') == std::string::npos);
+	p = Args{"--quick", "-f", "d.%r"}.parse();
+	CHECK(p.opt.file == "d.0");
+	p = Args{"-r", "-f", "%z"}.parse();
+	CHECK(p.error.msg == "-f %z: %z is not a pattern (%h host, %r rank, %% a percent sign)");
+}
+
+TEST_CASE("parse_start_at: Unix seconds or +SEC, within a day of now")
+{
+	const std::int64_t now = 1764500000LL * 1000000000 + 123;
+	std::int64_t at = 0;
+	CHECK_FALSE(parse_start_at("1764500000.25", now, "--start-at", at));
+	CHECK(at == 1764500000LL * 1000000000 + 250000000);
+	CHECK_FALSE(parse_start_at("+2", now, "--start-at", at));
+	CHECK(at == now + 2000000000);
+	CHECK_FALSE(parse_start_at("+0.000001", now, "--start-at", at));
+	CHECK(at == now + 1000);
+	CHECK_FALSE(parse_start_at("1764500000.1234567891", now, "--start-at", at));	// nanoseconds kept, the rest dropped
+	CHECK(at == 1764500000LL * 1000000000 + 123456789);
+	CHECK_FALSE(parse_start_at("1764413601", now, "--start-at", at));	// a day ago, less a second: a warning later
+	CHECK_FALSE(parse_start_at("+86400", now, "--start-at", at));
+	for (const char *bad : {"", "+", ".", "x", "+x", "-5", "1e9", " 1764500000", "1764500000s", "+-1", "0x10",
+				"99999999999999999999"}) {
+		Error e = parse_start_at(bad, now, "--start-at", at);
+		CHECK_MESSAGE(e.status == exit_usage, bad);
+		CHECK_MESSAGE(e.msg.find("a time is Unix seconds") != std::string::npos, e.msg);
+	}
+	for (const char *far : {"+86401", "5", "1764413599", "1764586401", "9999999999"}) {
+		Error e = parse_start_at(far, now, "--start-at", at);
+		CHECK_MESSAGE(e.status == exit_usage, far);
+		CHECK_MESSAGE(e.msg.find("more than a day") != std::string::npos, e.msg);
+	}
+}
+
+TEST_CASE("parse_args: --start-at is for one -w or -r run")
+{
+	Parsed p = Args{"-r", "-f", "x", "--start-at", "+1.5"}.parse();
+	REQUIRE_FALSE(p.error);
+	std::int64_t left = p.opt.start_at_ns - realtime_ns();
+	CHECK(left > 1000000000);
+	CHECK(left <= 1500000000);
+	CHECK(Args{"--quick", "-f", "d", "--start-at", "+1"}.parse().error.msg.find("--start-at and --quick") !=
+	      std::string::npos);
+	CHECK(Args{"-w", "-f", "x", "--explain", "--start-at", "+1"}.parse().error.msg.find("--start-at and --explain") !=
+	      std::string::npos);
+	CHECK(Args{"-T", "--start-at", "+1"}.parse().error.msg.find("--start-at: needs -w or -r") != std::string::npos);
+	CHECK(Args{"-w", "-f", "x", "--start-at=soon"}.parse().error.status == exit_usage);
+}
+
+TEST_CASE("json_histogram and json_unix: a mergeable histogram, exact Unix times")
+{
+	Histogram h;
+	CHECK(json_histogram(h) == "[]");
+	h.add(5);
+	h.add(5);
+	h.add(1000);
+	unsigned i = Histogram::index(1000);
+	CHECK(json_histogram(h) == format("[[5, 5, 2], [%" PRIu64 ", %" PRIu64 ", 1]]", Histogram::low(i), Histogram::high(i)));
+	CHECK(Histogram::low(i) <= 1000);
+	CHECK(Histogram::high(i) >= 1000);
+	CHECK(json_unix(1764500000LL * 1000000000 + 250081999) == "1764500000.250081");
+	CHECK(json_unix(0) == "0.000000");
+}
+
 // Every value 0..n-1 exactly once in n outputs, and again in the next n.
 void check_permutation(std::uint64_t n, std::uint64_t seed)
 {
@@ -1241,7 +1346,7 @@ std::string sdb_document(const char *host, double start, double seconds, std::ui
 		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f}, "
 		      "\"timeline\": [{\"t\": %.6f, \"unix\": %.6f, \"bytes_per_second\": %.6f}], \"warnings\": [], "
 		      "\"interrupted\": false}",
-		      host, start, start + seconds, options, host, json_buckets(h).c_str(), bytes, h.count(), seconds, seconds,
+		      host, start, start + seconds, options, host, json_histogram(h).c_str(), bytes, h.count(), seconds, seconds,
 		      start + seconds, bytes / seconds);
 }
 
