@@ -25,6 +25,9 @@
 //  13. quick suite   --quick[=PROFILE]: CrystalDiskMark's tests, each written
 //                    and read --runs times on one test file; --explain: the
 //                    same runs (or a plain run) as fio command lines
+// 13b. many hosts   --merge: sdb JSON documents read back (a small JSON
+//                    parser) and merged into one report; --hosts: the
+//                    run on every host at once over ssh, then merged
 //  14. run(), main()
 // Start reading at run().  Errors: the timed loops return -errno (no
 // allocation where the I/O is timed); everything else returns an Error
@@ -69,6 +72,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
@@ -79,6 +83,7 @@
 #include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -365,6 +370,8 @@ constexpr char usage_text[] =
 	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
+	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
+	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
@@ -499,6 +506,12 @@ struct QuickProfile;
 const QuickProfile *find_quick_profile(std::string_view name);
 Error quick_profile_error(const QuickProfile &p, const std::string &option);
 
+// --hosts: one entry of HOST[:PATH],...
+struct HostSpec {
+	std::string host;
+	std::string path;	// empty: this run's -f
+};
+
 struct Options {
 	enum class Op { none, write, read, mix };
 	Op op = Op::none;
@@ -529,6 +542,10 @@ struct Options {
 	bool verify = false;		// --verify (sets random_buffer too: the pattern is the content)
 	bool regions = false;		// not an option: the quick suite's threads share one file
 	unsigned run_index = 0;		// not an option: the quick suite's run of a test, for the random order
+	bool merge = false;		// --merge: merge_files are the operands
+	std::vector<std::string> merge_files;
+	std::vector<HostSpec> hosts;	// --hosts
+	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
 };
 
 enum class Action { run, help, version };
@@ -540,7 +557,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify };
+	     opt_start_at, opt_verify, opt_hosts, opt_merge };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -571,6 +588,8 @@ const option long_options[] = {
 	{"ramp", required_argument, nullptr, opt_ramp},
 	{"start-at", required_argument, nullptr, opt_start_at},
 	{"verify", no_argument, nullptr, opt_verify},
+	{"hosts", required_argument, nullptr, opt_hosts},
+	{"merge", no_argument, nullptr, opt_merge},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -590,6 +609,50 @@ Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
 		return usage_error("%s %s: invalid size (a positive number with an optional k, m, g or t suffix)",
 				   name.c_str(), arg);
 	size = *v;
+	return {};
+}
+
+// --hosts HOST[:PATH],...: a host may not start with "-" (ssh would take
+// it for an option), nor hold spaces or control characters; "[v6]:PATH"
+// for an IPv6 address with a path.
+Error parse_hosts(std::string_view list, const std::string &name, std::vector<HostSpec> &hosts)
+{
+	hosts.clear();
+	for (std::size_t begin = 0;;) {
+		std::size_t comma = list.find(',', begin);
+		std::string_view entry = list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+		HostSpec h;
+		std::size_t colon = entry.find(':');
+		if (!entry.empty() && entry[0] == '[' && entry.find(']') != std::string_view::npos) {
+			std::size_t close = entry.find(']');
+			h.host = std::string(entry.substr(1, close - 1));
+			colon = entry.size() > close + 1 && entry[close + 1] == ':' ? close + 1 : std::string_view::npos;
+			if (colon == std::string_view::npos && entry.size() > close + 1)
+				return usage_error("%s %s: \"%s\": after ']' only \":PATH\"", name.c_str(), std::string(list).c_str(),
+						   std::string(entry).c_str());
+		} else {
+			h.host = std::string(entry.substr(0, colon));
+		}
+		if (colon != std::string_view::npos) {
+			h.path = std::string(entry.substr(colon + 1));
+			if (h.path.empty())
+				return usage_error("%s %s: \"%s\": empty PATH after ':'", name.c_str(), std::string(list).c_str(),
+						   std::string(entry).c_str());
+		}
+		if (h.host.empty())
+			return usage_error("%s %s: an empty host name (HOST[:PATH],...)", name.c_str(), std::string(list).c_str());
+		if (h.host[0] == '-')
+			return usage_error("%s %s: \"%s\": a host name cannot start with '-'", name.c_str(),
+					   std::string(list).c_str(), h.host.c_str());
+		for (char c : h.host)
+			if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+				return usage_error("%s %s: a host name cannot hold spaces or control characters", name.c_str(),
+						   std::string(list).c_str());
+		hosts.push_back(std::move(h));
+		if (comma == std::string_view::npos)
+			break;
+		begin = comma + 1;
+	}
 	return {};
 }
 
@@ -687,6 +750,11 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 			return e;
 		break;
 	case opt_verify: o.verify = o.random_buffer = true; break;
+	case opt_hosts:
+		if (Error e = parse_hosts(arg, name, o.hosts))
+			return e;
+		break;
+	case opt_merge: o.merge = true; break;
 	}
 	return {};
 }
@@ -712,9 +780,38 @@ Error check_verify(const Options &o)
 	return {};
 }
 
+// An option as --hosts passes it on: its long name, "=" and its value.
+std::string canonical_option(int c, const char *arg)
+{
+	for (const option *o = long_options; o->name; o++)
+		if (o->val == c)
+			return std::string("--") + o->name + (arg ? std::string("=") + arg : "");
+	return format("-%c", c);
+}
+
 // Options that are fine one by one but not together.
 Error check_combination(const Options &o)
 {
+	if (o.merge) {	// reads results, runs nothing: only --json goes with it
+		for (const std::string &g : o.given)
+			if (g != "--merge" && g != "--json")
+				return usage_error("--merge and %s: --merge reads saved results, it runs nothing",
+						   g.substr(0, g.find('=')).c_str());
+		if (o.merge_files.empty())
+			return usage_error("--merge: needs FILE... (sdb --json documents; - for standard input)");
+		return {};
+	}
+	if (!o.hosts.empty()) {
+		if (o.quick)
+			return usage_error("--hosts and --quick: --hosts runs one test (-w or -r) on each host");
+		if (o.explain)
+			return usage_error("--hosts and --explain: explain the run without --hosts");
+		if (o.op == Options::Op::none)
+			return usage_error("--hosts: needs -w or -r, the test to run on each host");
+		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
+		if (o.file.empty() && !paths)
+			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
+	}
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
 	if (o.runs && !o.quick)
@@ -763,7 +860,7 @@ Error check_combination(const Options &o)
 			return usage_error("-f %s: needs -w, -r or -M (-T alone times memory only)", o.file.c_str());
 		return {};
 	}
-	if (o.file.empty())
+	if (o.file.empty() && o.hosts.empty())
 		return usage_error("-f FILE is required with %s",
 				   o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r" : "-M");
 	return {};
@@ -804,7 +901,13 @@ Parsed parse_args(int argc, char *argv[])
 		}
 		if ((p.error = set_option(p.opt, c, optarg, option_name(c, long_index))))
 			return p;
+		p.opt.given.push_back(canonical_option(c, optarg));
 		long_index = -1;
+	}
+	if (p.opt.merge) {	// the operands are the documents
+		p.opt.merge_files.assign(argv + optind, argv + argc);
+		p.error = check_combination(p.opt);
+		return p;
 	}
 	if (optind < argc && find_quick_profile(argv[optind])) {
 		p.error = usage_error("%s: unexpected argument (a profile goes after --quick=: --quick=%s)", argv[optind],
@@ -6464,6 +6567,1052 @@ int explain_run(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
+// ------------------------------------------------------- 13b. many hosts
+
+// --merge and --hosts: sdb's own --json documents read back and merged into
+// one report.  Not a general JSON library: enough for what sdb writes (and
+// any valid JSON, so that a foreign document fails on its keys, not here).
+struct Json {
+	enum class Type { null, boolean, number, string, array, object };
+	Type type = Type::null;
+	bool boolean = false;
+	double number = 0;
+	std::string text;
+	std::vector<Json> items;
+	std::vector<std::pair<std::string, Json>> members;
+
+	const Json *find(std::string_view key) const
+	{
+		if (type != Type::object)
+			return nullptr;
+		for (const auto &m : members)
+			if (m.first == key)
+				return &m.second;
+		return nullptr;
+	}
+	const Json *find(std::string_view key, Type t) const
+	{
+		const Json *v = find(key);
+		return v && v->type == t ? v : nullptr;
+	}
+	double num(std::string_view key, double otherwise = 0) const
+	{
+		const Json *v = find(key, Type::number);
+		return v ? v->number : otherwise;
+	}
+	std::string str(std::string_view key) const
+	{
+		const Json *v = find(key, Type::string);
+		return v ? v->text : "";
+	}
+	bool flag(std::string_view key) const
+	{
+		const Json *v = find(key, Type::boolean);
+		return v && v->boolean;
+	}
+};
+
+// Recursive descent over RFC 8259; on failure, what went wrong and the
+// byte offset where.  Nesting is capped, so that no input can exhaust the
+// stack.
+class JsonParser {
+public:
+	explicit JsonParser(std::string_view s) : s_(s) {}
+
+	bool parse(Json &out)
+	{
+		skip();
+		if (!value(out, 0))
+			return false;
+		skip();
+		return i_ == s_.size() || fail("more after the end of the document");
+	}
+	// One of several documents in a row (srun gathers every task's
+	// output in one stream): false at the end, or on an error (what()).
+	bool parse_next(Json &out)
+	{
+		skip();
+		if (i_ == s_.size())
+			return fail("");
+		return value(out, 0);
+	}
+	std::size_t offset() const { return i_; }
+	const char *what() const { return what_; }
+
+private:
+	static constexpr unsigned max_depth = 64;
+
+	bool fail(const char *what)
+	{
+		what_ = what;
+		return false;
+	}
+	void skip()
+	{
+		while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+			i_++;
+	}
+	bool literal(std::string_view word)
+	{
+		if (s_.substr(i_, word.size()) != word)
+			return fail("not a JSON value");
+		i_ += word.size();
+		return true;
+	}
+	bool value(Json &v, unsigned depth)
+	{
+		if (depth > max_depth)
+			return fail("nested too deeply");
+		if (i_ >= s_.size())
+			return fail("unexpected end of input");
+		switch (s_[i_]) {
+		case '{': v.type = Json::Type::object; return object(v, depth);
+		case '[': v.type = Json::Type::array; return array(v, depth);
+		case '"': v.type = Json::Type::string; return string(v.text);
+		case 't': v.type = Json::Type::boolean; v.boolean = true; return literal("true");
+		case 'f': v.type = Json::Type::boolean; return literal("false");
+		case 'n': return literal("null");
+		default: v.type = Json::Type::number; return number(v.number);
+		}
+	}
+	bool object(Json &v, unsigned depth)
+	{
+		i_++;
+		skip();
+		if (i_ < s_.size() && s_[i_] == '}')
+			return ++i_, true;
+		for (;;) {
+			skip();
+			if (i_ >= s_.size() || s_[i_] != '"')
+				return fail("expected a string (an object's key)");
+			v.members.emplace_back();
+			if (!string(v.members.back().first))
+				return false;
+			skip();
+			if (i_ >= s_.size() || s_[i_] != ':')
+				return fail("expected ':'");
+			i_++;
+			skip();
+			if (!value(v.members.back().second, depth + 1))
+				return false;
+			skip();
+			if (i_ < s_.size() && s_[i_] == ',') {
+				i_++;
+				continue;
+			}
+			if (i_ < s_.size() && s_[i_] == '}')
+				return ++i_, true;
+			return fail("expected ',' or '}'");
+		}
+	}
+	bool array(Json &v, unsigned depth)
+	{
+		i_++;
+		skip();
+		if (i_ < s_.size() && s_[i_] == ']')
+			return ++i_, true;
+		for (;;) {
+			skip();
+			v.items.emplace_back();
+			if (!value(v.items.back(), depth + 1))
+				return false;
+			skip();
+			if (i_ < s_.size() && s_[i_] == ',') {
+				i_++;
+				continue;
+			}
+			if (i_ < s_.size() && s_[i_] == ']')
+				return ++i_, true;
+			return fail("expected ',' or ']'");
+		}
+	}
+	bool hex4(unsigned &code)
+	{
+		code = 0;
+		for (int k = 0; k < 4; k++, i_++) {
+			char c = i_ < s_.size() ? s_[i_] : '\0';
+			unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+			if (d == 16)
+				return fail("\\u needs four hex digits");
+			code = code * 16 + d;
+		}
+		return true;
+	}
+	static void utf8(std::string &out, unsigned code)
+	{
+		if (code < 0x80) {
+			out += static_cast<char>(code);
+		} else if (code < 0x800) {
+			out += static_cast<char>(0xc0 | code >> 6);
+			out += static_cast<char>(0x80 | (code & 0x3f));
+		} else if (code < 0x10000) {
+			out += static_cast<char>(0xe0 | code >> 12);
+			out += static_cast<char>(0x80 | (code >> 6 & 0x3f));
+			out += static_cast<char>(0x80 | (code & 0x3f));
+		} else {
+			out += static_cast<char>(0xf0 | code >> 18);
+			out += static_cast<char>(0x80 | (code >> 12 & 0x3f));
+			out += static_cast<char>(0x80 | (code >> 6 & 0x3f));
+			out += static_cast<char>(0x80 | (code & 0x3f));
+		}
+	}
+	bool string(std::string &out)
+	{
+		i_++;	// the opening quote
+		for (;;) {
+			if (i_ >= s_.size())
+				return fail("unterminated string");
+			char c = s_[i_];
+			if (c == '"')
+				return ++i_, true;
+			if (static_cast<unsigned char>(c) < 0x20)
+				return fail("a control character inside a string");
+			if (c != '\\') {
+				out += c;
+				i_++;
+				continue;
+			}
+			if (++i_ >= s_.size())
+				return fail("unterminated string");
+			char e = s_[i_++];
+			switch (e) {
+			case '"': case '\\': case '/': out += e; break;
+			case 'b': out += '\b'; break;
+			case 'f': out += '\f'; break;
+			case 'n': out += '\n'; break;
+			case 'r': out += '\r'; break;
+			case 't': out += '\t'; break;
+			case 'u': {
+				unsigned code;
+				if (!hex4(code))
+					return false;
+				if (code >= 0xd800 && code < 0xdc00 && s_.substr(i_, 2) == "\\u") {	// a surrogate pair
+					std::size_t back = i_;
+					i_ += 2;
+					unsigned low;
+					if (!hex4(low))
+						return false;
+					if (low >= 0xdc00 && low < 0xe000)
+						code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+					else
+						i_ = back;
+				}
+				utf8(out, code >= 0xd800 && code < 0xe000 ? 0xfffd : code);	// a lone surrogate
+				break;
+			}
+			default: i_--; return fail("an unknown escape in a string");
+			}
+		}
+	}
+	bool number(double &v)
+	{
+		std::size_t start = i_;
+		auto digits = [&] {
+			std::size_t from = i_;
+			while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9')
+				i_++;
+			return i_ > from;
+		};
+		if (i_ < s_.size() && s_[i_] == '-')
+			i_++;
+		if (i_ < s_.size() && s_[i_] == '0')
+			i_++;
+		else if (!digits())
+			return i_ = start, fail("not a JSON value");
+		if (i_ < s_.size() && s_[i_] == '.' && (++i_, !digits()))
+			return fail("digits must follow '.'");
+		if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+			i_++;
+			if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-'))
+				i_++;
+			if (!digits())
+				return fail("digits must follow the exponent");
+		}
+		v = std::strtod(std::string(s_.substr(start, i_ - start)).c_str(), nullptr);
+		if (!std::isfinite(v))
+			return i_ = start, fail("a number out of range");
+		return true;
+	}
+
+	std::string_view s_;
+	std::size_t i_ = 0;
+	const char *what_ = "";
+};
+
+// "-" (standard input) as messages name it.
+std::string input_name(const std::string &file) { return file == "-" ? "standard input" : printable(file); }
+
+Error parse_json(std::string_view text, const std::string &file, Json &out)
+{
+	JsonParser parser(text);
+	if (!parser.parse(out))
+		return runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(),
+				     parser.what());
+	return {};
+}
+
+// A value written back: numbers that are whole as integers.
+std::string json_dump(const Json &v)
+{
+	switch (v.type) {
+	case Json::Type::null: return "null";
+	case Json::Type::boolean: return json_bool(v.boolean);
+	case Json::Type::number:
+		return v.number == std::floor(v.number) && std::fabs(v.number) < 9e15 ? format("%.0f", v.number)
+										       : json_number(v.number);
+	case Json::Type::string: return json_string(v.text);
+	case Json::Type::array: {
+		std::string s = "[";
+		for (std::size_t i = 0; i < v.items.size(); i++)
+			s += (i ? ", " : "") + json_dump(v.items[i]);
+		return s + "]";
+	}
+	case Json::Type::object: {
+		std::string s = "{";
+		for (std::size_t i = 0; i < v.members.size(); i++)
+			s += (i ? ", " : "") + json_string(v.members[i].first) + ": " + json_dump(v.members[i].second);
+		return s + "}";
+	}
+	}
+	return "null";
+}
+
+// Standard input or a file, whole; documents are small (a histogram bucket
+// per line at most), so anything over 256 MiB is not one.
+Error read_input(const std::string &file, std::string &text)
+{
+	Fd owned;
+	int fd = 0;
+	if (file != "-") {
+		owned = Fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+		if (!owned)
+			return sys_error(errno, "%s", printable(file).c_str());
+		fd = owned.get();
+	}
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sys_error(errno, "%s", input_name(file).c_str());
+		if (n == 0)
+			return {};
+		text.append(chunk, static_cast<std::size_t>(n));
+		if (text.size() > 256 * MiB)
+			return runtime_error("%s: over 256 MiB: not an sdb result", input_name(file).c_str());
+	}
+}
+
+// One input to a merge: a document (--merge) or a host's run (--hosts).
+struct HostRun {
+	std::string source;		// the file, or HOST[:PATH]
+	std::string host;		// the document's "host"
+	Json options;
+	unsigned threads = 0;
+	std::uint64_t bytes = 0, ops = 0;
+	double seconds = 0;
+	bool windowed = false;		// start_unix and end_unix given
+	double start_unix = 0, end_unix = 0;
+	bool histogram = false;		// latency: the threads' merged histograms
+	Histogram latency;
+	std::optional<std::uint64_t> p99;	// a single thread's p99 without a histogram
+	struct Step {
+		double end_unix, seconds, bytes_per_second;
+	};
+	std::vector<Step> timeline;	// only with timeline[].unix
+	bool interrupted = false;
+	std::vector<std::string> warnings;
+	std::string error;
+};
+
+// [[low, high, count], ...] into h: every bucket must be one of sdb's.
+Error add_histogram(const Json &buckets, Histogram &h, const std::string &name)
+{
+	for (const Json &b : buckets.items) {
+		bool ok = b.type == Json::Type::array && b.items.size() == 3;
+		for (std::size_t k = 0; ok && k < 3; k++)
+			ok = b.items[k].type == Json::Type::number && b.items[k].number >= 0 &&
+			     b.items[k].number == std::floor(b.items[k].number) && b.items[k].number < 1.8e19;
+		if (!ok)
+			return runtime_error("%s: a histogram bucket is not [low_ns, high_ns, count]", name.c_str());
+		auto low = static_cast<std::uint64_t>(b.items[0].number), high = static_cast<std::uint64_t>(b.items[1].number);
+		unsigned i = Histogram::index(low);
+		if (Histogram::low(i) != low || Histogram::high(i) != high)
+			return runtime_error("%s: histogram bucket [%" PRIu64 ", %" PRIu64 "] is not one of sdb's buckets",
+					     name.c_str(), low, high);
+		h.add_bucket(i, static_cast<std::uint64_t>(b.items[2].number));
+	}
+	return {};
+}
+
+// A document into a HostRun.  Foreign JSON (not sdb's) is an error that
+// names the key it lacks.
+Error load_run(const Json &doc, const std::string &file, HostRun &r)
+{
+	std::string name = input_name(file);
+	if (doc.type != Json::Type::object)
+		return runtime_error("%s: not an sdb result (not a JSON object); --merge reads sdb --json output",
+				     name.c_str());
+	for (const char *key : {"version", "options", "total"})
+		if (!doc.find(key))
+			return runtime_error("%s: not an sdb result (no \"%s\"); --merge reads sdb --json output", name.c_str(),
+					     key);
+	const Json *total = doc.find("total", Json::Type::object);
+	const Json *options = doc.find("options", Json::Type::object);
+	if (!total || !options || !total->find("bytes", Json::Type::number) || !total->find("seconds", Json::Type::number))
+		return runtime_error("%s: not an sdb result (no total bytes and seconds); --merge reads sdb --json output",
+				     name.c_str());
+	r.options = *options;
+	r.host = doc.str("host");
+	r.bytes = static_cast<std::uint64_t>(std::max(0.0, total->num("bytes")));
+	r.ops = static_cast<std::uint64_t>(std::max(0.0, total->num("ops")));
+	r.seconds = std::max(0.0, total->num("seconds"));
+	const Json *threads = doc.find("threads", Json::Type::array);
+	r.threads = threads ? static_cast<unsigned>(threads->items.size())
+			    : static_cast<unsigned>(total->num("threads", options->num("threads", 1)));
+	if (threads) {	// a run's document: the threads' histograms
+		r.histogram = !threads->items.empty();
+		for (const Json &t : threads->items) {
+			const Json *h = t.find("histogram", Json::Type::array);
+			if (!h) {
+				r.histogram = false;
+				break;
+			}
+			if (Error e = add_histogram(*h, r.latency, name))
+				return e;
+		}
+		const Json *lat = threads->items.size() == 1 ? threads->items[0].find("latency_ns", Json::Type::object) : nullptr;
+		if (lat && lat->find("p99", Json::Type::number))
+			r.p99 = static_cast<std::uint64_t>(lat->num("p99"));
+	} else if (const Json *h = total->find("histogram", Json::Type::array)) {	// a merged document
+		r.histogram = true;
+		if (Error e = add_histogram(*h, r.latency, name))
+			return e;
+	}
+	if (!r.histogram)
+		r.latency = Histogram();
+	const Json *start = doc.find("start_unix", Json::Type::number), *end = doc.find("end_unix", Json::Type::number);
+	if (!start)
+		start = total->find("start_unix", Json::Type::number), end = total->find("end_unix", Json::Type::number);
+	if (start && end && end->number >= start->number) {
+		r.windowed = true;
+		r.start_unix = start->number;
+		r.end_unix = end->number;
+	}
+	if (const Json *tl = doc.find("timeline", Json::Type::array)) {
+		double last_t = 0;
+		for (const Json &p : tl->items) {
+			if (!p.find("unix", Json::Type::number)) {
+				r.timeline.clear();
+				break;
+			}
+			double t = p.num("t");
+			r.timeline.push_back({p.num("unix"), std::max(0.0, t - last_t), p.num("bytes_per_second")});
+			last_t = t;
+		}
+	}
+	r.interrupted = doc.flag("interrupted");
+	if (const Json *w = doc.find("warnings", Json::Type::array))
+		for (const Json &s : w->items)
+			if (s.type == Json::Type::string)
+				r.warnings.push_back(s.text);
+	r.error = doc.str("error");
+	return {};
+}
+
+// What a merge adds up to.
+struct Merged {
+	unsigned threads = 0;
+	std::uint64_t bytes = 0, ops = 0;
+	double start_unix = 0, end_unix = 0;	// the union of the windows
+	double seconds = 0;
+	bool together = false;			// a window in which all ran
+	double together_start = 0, together_end = 0, together_bytes = 0;
+	bool from_timelines = true;		// together_bytes from every timeline (else some at their mean rate)
+	Histogram latency;
+	unsigned with_latency = 0;		// inputs whose histograms are in latency
+	std::vector<std::string> warnings;
+};
+
+// The bytes a run moved in [a, b] of Unix time: from its timeline where
+// it has one with Unix times, else at its mean rate over its window.
+double bytes_between(const HostRun &r, double a, double b, bool &from_timeline)
+{
+	auto overlap = [&](double lo, double hi) { return std::max(0.0, std::min(hi, b) - std::max(lo, a)); };
+	if (r.timeline.empty()) {
+		from_timeline = false;
+		double len = r.end_unix - r.start_unix;
+		return len > 0 ? static_cast<double>(r.bytes) * overlap(r.start_unix, r.end_unix) / len : 0;
+	}
+	double sum = 0;
+	for (const HostRun::Step &s : r.timeline)
+		sum += s.bytes_per_second * overlap(s.end_unix - s.seconds, s.end_unix);
+	return sum;
+}
+
+// The option keys whose values differ between the inputs (not "file":
+// every host has its own).
+std::vector<std::string> options_differ(const std::vector<HostRun> &runs)
+{
+	std::vector<std::string> out;
+	std::vector<std::string> keys;
+	for (const HostRun &r : runs)
+		for (const auto &m : r.options.members)
+			if (m.first != "file" && std::find(keys.begin(), keys.end(), m.first) == keys.end())
+				keys.push_back(m.first);
+	for (const std::string &k : keys) {
+		std::string first, values;
+		bool differ = false;
+		for (std::size_t i = 0; i < runs.size(); i++) {
+			const Json *v = runs[i].options.find(k);
+			std::string text = v ? json_dump(*v) : "(none)";
+			if (i == 0)
+				first = text;
+			differ = differ || text != first;
+			values += (i ? ", " : "") + text;
+		}
+		if (differ)
+			out.push_back(format("options differ: %s is %s (in input order)", k.c_str(), values.c_str()));
+	}
+	return out;
+}
+
+Merged merge_runs(std::vector<HostRun> &runs)
+{
+	Merged m;
+	if (runs.empty())
+		return m;
+	m.warnings = options_differ(runs);
+	// Documents without a window (an older sdb) are taken to start with
+	// the earliest of the others, as threads of one run do.
+	double earliest = 0;
+	bool any = false;
+	for (const HostRun &r : runs)
+		if (r.windowed) {
+			earliest = any ? std::min(earliest, r.start_unix) : r.start_unix;
+			any = true;
+		}
+	for (HostRun &r : runs)
+		if (!r.windowed) {
+			r.start_unix = earliest;
+			r.end_unix = earliest + r.seconds;
+			if (any)
+				m.warnings.push_back(r.source + ": no start_unix/end_unix (an older sdb): taken to start with the earliest");
+		}
+	m.start_unix = runs[0].start_unix;
+	m.end_unix = runs[0].end_unix;
+	m.together_start = runs[0].start_unix;
+	m.together_end = runs[0].end_unix;
+	const HostRun *first = &runs[0], *last = &runs[0];
+	for (const HostRun &r : runs) {
+		m.threads += r.threads;
+		m.bytes += r.bytes;
+		m.ops += r.ops;
+		m.start_unix = std::min(m.start_unix, r.start_unix);
+		m.end_unix = std::max(m.end_unix, r.end_unix);
+		m.together_start = std::max(m.together_start, r.start_unix);
+		m.together_end = std::min(m.together_end, r.end_unix);
+		first = r.start_unix < first->start_unix ? &r : first;
+		last = r.start_unix > last->start_unix ? &r : last;
+		if (r.histogram) {
+			m.latency.merge(r.latency);
+			m.with_latency++;
+		} else {
+			m.warnings.push_back(r.source + ": no latency histograms (an older sdb?): its latency is left out of the merged percentiles");
+		}
+		if (r.interrupted)
+			m.warnings.push_back(r.source + ": interrupted: its results are partial");
+		if (!r.error.empty())
+			m.warnings.push_back(r.source + ": failed after it started: " + r.error);
+	}
+	// A warning several inputs share (the zero buffer, say) once, naming them all.
+	std::vector<std::pair<std::string, std::string>> warned;	// text, sources
+	for (const HostRun &r : runs)
+		for (const std::string &w : r.warnings) {
+			auto it = std::find_if(warned.begin(), warned.end(), [&](const auto &x) { return x.first == w; });
+			if (it == warned.end())
+				warned.push_back({w, r.source});
+			else if (it->second.size() < 200)
+				it->second += ", " + r.source;
+		}
+	for (const auto &w : warned)
+		m.warnings.push_back(w.second + " warned: " + w.first);
+	m.seconds = m.end_unix - m.start_unix;
+	if (last->start_unix - first->start_unix > 0.1)
+		m.warnings.push_back(format("starts %.3f s apart (%s first, %s last): the rate while all ran is the one to compare",
+					    last->start_unix - first->start_unix, first->source.c_str(), last->source.c_str()));
+	m.together = runs.size() > 1 && m.together_end > m.together_start;
+	if (runs.size() == 1) {
+		m.together = m.seconds > 0;
+		m.together_bytes = static_cast<double>(m.bytes);
+	} else if (m.together) {
+		for (const HostRun &r : runs)
+			m.together_bytes += bytes_between(r, m.together_start, m.together_end, m.from_timelines);
+	}
+	return m;
+}
+
+// The header's account of the test, from the first input's options.
+std::string describe_options(const Json &o)
+{
+	std::string s = format("%s %s", o.str("op").c_str(), o.str("mode").c_str());
+	if (o.find("block_size", Json::Type::number))
+		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("block_size"))) + " blocks";
+	if (o.find("size", Json::Type::number))
+		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("size"))) + " per thread";
+	if (o.num("time_limit") > 0)
+		s += format(", %g s per thread", o.num("time_limit"));
+	if (o.flag("direct")) s += ", O_DIRECT";
+	if (o.flag("sync")) s += ", O_SYNC";
+	if (o.flag("cached")) s += ", cached";
+	if (o.num("queue_depth", 1) > 1) s += format(", queue depth %.0f", o.num("queue_depth"));
+	return s;
+}
+
+std::string run_label(const HostRun &r, bool files)
+{
+	if (!files)
+		return r.source;
+	return (r.host.empty() ? "?" : printable(r.host)) + " (" + r.source + ")";
+}
+
+void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m, bool files)
+{
+	std::fprintf(out, "sdb %s: %zu %s merged: %s%s\n", SDB_VERSION, runs.size(),
+		     files ? (runs.size() == 1 ? "result" : "results") : (runs.size() == 1 ? "host" : "hosts"),
+		     describe_options(runs[0].options).c_str(),
+		     std::any_of(m.warnings.begin(), m.warnings.end(),
+				 [](const std::string &w) { return w.rfind("options differ", 0) == 0; })
+			     ? " (options differ: see the warnings)"
+			     : "");
+	for (const HostRun &r : runs) {
+		std::string p99 = r.histogram ? format_ns(r.latency.percentile(0.99)) : r.p99 ? format_ns(*r.p99) : "-";
+		std::fprintf(out, "Host %s: %u thread%s, %.6f seconds -> %s, %.2f IOPS, p99 %s%s\n", run_label(r, files).c_str(),
+			     r.threads, r.threads == 1 ? "" : "s", r.seconds, format_rate(rate(r.bytes, r.seconds)).c_str(),
+			     rate(r.ops, r.seconds), p99.c_str(), r.interrupted ? " (interrupted)" : "");
+	}
+	std::fprintf(out, "Total (%zu %s%s, %u thread%s): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n",
+		     runs.size(), files ? "result" : "host", runs.size() == 1 ? "" : "s", m.threads, m.threads == 1 ? "" : "s", m.seconds,
+		     format_rate(rate(m.bytes, m.seconds)).c_str(), rate(m.ops, m.seconds), m.ops,
+		     format_bytes(m.bytes).c_str());
+	if (runs.size() > 1) {
+		if (m.together)
+			std::fprintf(out, "All running: %.6f seconds -> %s (%s)\n", m.together_end - m.together_start,
+				     format_rate(m.together_bytes / (m.together_end - m.together_start)).c_str(),
+				     m.from_timelines ? "from the timelines" : "some at their mean rate: no timeline times");
+		else
+			std::fprintf(out, "All running: never (the windows do not overlap)\n");
+	}
+	if (m.with_latency)
+		std::fprintf(out, "Latency (merged histograms, %" PRIu64 " I/Os): min %s, avg %s, p50 %s, p99 %s, p99.9 %s, max %s\n",
+			     m.latency.count(), format_ns(m.latency.min()).c_str(), format_ns(m.latency.mean()).c_str(),
+			     format_ns(m.latency.percentile(0.5)).c_str(), format_ns(m.latency.percentile(0.99)).c_str(),
+			     format_ns(m.latency.percentile(0.999)).c_str(), format_ns(m.latency.max()).c_str());
+}
+
+void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
+		       const std::vector<std::string> &errors, bool interrupted)
+{
+	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
+	doc += ",\n \"options\": " + (runs.empty() ? std::string("{}") : json_dump(runs[0].options));
+	doc += ",\n \"hosts\": [";
+	for (std::size_t i = 0; i < runs.size(); i++) {
+		const HostRun &r = runs[i];
+		doc += format("%s{\"source\": %s, \"host\": %s, \"threads\": %u, \"start_unix\": %s, \"end_unix\": %s, "
+			      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
+			      "\"bytes_per_second\": %s, \"iops\": %s}, \"latency_ns\": %s, \"histogram\": %s, \"interrupted\": %s, "
+			      "\"error\": %s}",
+			      i ? ",\n  " : "\n  ", json_string(r.source).c_str(), json_string_or_null(r.host).c_str(), r.threads,
+			      r.windowed ? json_number(r.start_unix).c_str() : "null",
+			      r.windowed ? json_number(r.end_unix).c_str() : "null", r.bytes, r.ops,
+			      json_number(r.seconds).c_str(), json_number(rate(r.bytes, r.seconds)).c_str(),
+			      json_number(rate(r.ops, r.seconds)).c_str(), r.histogram ? json_latency(r.latency).c_str() : "null",
+			      r.histogram ? json_histogram(r.latency).c_str() : "null", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
+	}
+	std::string together = "null";
+	if (m.together)
+		together = format("{\"start_unix\": %s, \"end_unix\": %s, \"seconds\": %s, \"bytes\": %.0f, "
+				  "\"bytes_per_second\": %s, \"from\": \"%s\"}",
+				  json_number(m.together_start).c_str(), json_number(m.together_end).c_str(),
+				  json_number(m.together_end - m.together_start).c_str(), m.together_bytes,
+				  json_number(m.together_bytes / (m.together_end - m.together_start)).c_str(),
+				  m.from_timelines ? "timeline" : "mean");
+	doc += format("],\n \"total\": {\"hosts\": %zu, \"threads\": %u, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
+		      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"start_unix\": %s, \"end_unix\": %s, "
+		      "\"all_running\": %s, \"latency_ns\": %s,\n  \"histogram\": %s}",
+		      runs.size(), m.threads, m.bytes, m.ops, json_number(m.seconds).c_str(),
+		      json_number(rate(m.bytes, m.seconds)).c_str(), json_number(rate(m.ops, m.seconds)).c_str(),
+		      json_number(m.start_unix).c_str(), json_number(m.end_unix).c_str(), together.c_str(),
+		      m.with_latency ? json_latency(m.latency).c_str() : "null", json_histogram(m.latency).c_str());
+	doc += ",\n \"warnings\": " + json_warnings(m.warnings);
+	doc += ",\n \"errors\": " + json_warnings(errors);
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
+	std::fputs(doc.c_str(), out);
+}
+
+// The merged report of what loaded; the errors (one line each) were
+// printed already.
+void report_merged(std::FILE *out, std::vector<HostRun> &runs, const std::vector<std::string> &errors, bool json,
+		   bool files, bool interrupted)
+{
+	if (runs.empty())
+		return;
+	Merged m = merge_runs(runs);
+	emit_warnings(m.warnings);
+	json ? print_merged_json(out, runs, m, errors, interrupted) : print_merged_human(out, runs, m, files);
+	if (interrupted && !json)
+		std::fprintf(out, "Interrupted: the results above are partial\n");
+	flush_output(out);
+}
+
+// sdb --merge FILE...: every input that loads is merged; each that does
+// not is one error line, and the exit status is 1.
+int run_merge(const Options &opt, std::FILE *out)
+{
+	std::vector<HostRun> runs;
+	std::vector<std::string> errors;
+	auto failed = [&](const Error &e) {
+		print_error(e);
+		errors.push_back(e.msg);
+	};
+	for (const std::string &file : opt.merge_files) {
+		std::string text;
+		if (Error e = read_input(file, text)) {
+			failed(e);
+			continue;
+		}
+		// A file may hold several documents one after another: FILE#2 is
+		// the second.
+		JsonParser parser(text);
+		std::vector<HostRun> found;
+		Json doc;
+		bool foreign = false;
+		while (!foreign && parser.parse_next(doc)) {
+			HostRun r;
+			r.source = input_name(file);
+			if (Error e = load_run(doc, r.source, r)) {
+				failed(e);
+				foreign = true;
+			}
+			found.push_back(std::move(r));
+			doc = Json();
+		}
+		if (foreign)
+			continue;
+		if (!*parser.what() && found.empty()) {
+			failed(runtime_error("%s: empty: no sdb result in it", input_name(file).c_str()));
+			continue;
+		}
+		if (*parser.what()) {
+			failed(runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(),
+					     parser.what()));
+			continue;
+		}
+		for (std::size_t i = 0; found.size() > 1 && i < found.size(); i++)
+			found[i].source += format("#%zu", i + 1);
+		for (HostRun &r : found)
+			runs.push_back(std::move(r));
+	}
+	report_merged(out, runs, errors, opt.json, true, false);
+	return errors.empty() ? exit_ok : exit_runtime;
+}
+
+// A word for the remote shell: single-quoted, each ' as '\''.
+std::string shell_quote(std::string_view s)
+{
+	std::string out = "'";
+	for (char c : s)
+		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return out + "'";
+}
+
+double unix_now()
+{
+	timespec ts {};
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
+// The remote command for one host: SDB_REMOTE (default "sdb", given to the
+// remote shell as is), then this run's options, each quoted, with -f the
+// host's PATH, --json, and the common --start-at unless one was given.
+std::string remote_command(const Options &opt, const HostSpec &h, double start_at)
+{
+	const char *remote = std::getenv("SDB_REMOTE");
+	std::string cmd = remote && *remote ? remote : "sdb";
+	bool start_given = false;
+	for (const std::string &g : opt.given) {
+		std::string name = g.substr(0, g.find('='));
+		if (name == "--hosts" || name == "--file" || name == "--json")
+			continue;
+		if (name == "--start-at") {	// +SEC from here, not from each host's own now
+			start_given = true;
+			if (g.size() > 11 && g[11] == '+') {
+				cmd += " " + shell_quote(format("--start-at=%.3f", unix_now() + std::atof(g.c_str() + 12)));
+				continue;
+			}
+		}
+		cmd += " " + shell_quote(g);
+	}
+	cmd += " " + shell_quote("--file=" + (h.path.empty() ? opt.file : h.path)) + " --json";
+	if (!start_given)
+		cmd += " " + shell_quote(format("--start-at=%.3f", start_at));
+	return cmd;
+}
+
+// SDB_SSH split on spaces, else "ssh"; an ssh gets -o BatchMode=yes (never a
+// prompt; an -o BatchMode the user gave comes first and wins).
+std::vector<std::string> ssh_command()
+{
+	std::vector<std::string> words;
+	const char *env = std::getenv("SDB_SSH");
+	std::istringstream in(env && *env ? env : "ssh");
+	for (std::string w; in >> w;)
+		words.push_back(w);
+	if (words.empty())
+		words.push_back("ssh");
+	std::string base = words[0].substr(words[0].rfind('/') + 1);
+	if (base == "ssh") {
+		words.push_back("-o");
+		words.push_back("BatchMode=yes");
+	}
+	return words;
+}
+
+// One remote run: the ssh process, its output, how it ended.
+struct Remote {
+	HostSpec spec;
+	std::string label;		// HOST[:PATH] as given
+	pid_t pid = -1;
+	int out = -1, err = -1;		// read ends of its stdout and stderr
+	std::string out_text, err_text;
+	int status = -1;		// waitpid's, once reaped
+	Error spawn_error;
+};
+
+// ssh HOST 'COMMAND' in a session of its own (no terminal: no prompt, and
+// Ctrl-C reaches sdb alone), signals unblocked and at their defaults,
+// stdin /dev/null, stdout and stderr to pipes.
+Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::string &command, const sigset_t &mask)
+{
+	int out[2], err[2];
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return sys_error(errno, "pipe");
+	if (pipe2(err, O_CLOEXEC) != 0) {
+		int e = errno;
+		close(out[0]);
+		close(out[1]);
+		return sys_error(e, "pipe");
+	}
+	std::vector<std::string> words = ssh;
+	words.push_back(r.spec.host);
+	words.push_back(command);
+	std::vector<char *> argv;
+	for (std::string &w : words)
+		argv.push_back(&w[0]);
+	argv.push_back(nullptr);
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+	posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	sigset_t all;
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &mask);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+#ifdef POSIX_SPAWN_SETSID
+	flags |= POSIX_SPAWN_SETSID;
+#else
+	flags |= POSIX_SPAWN_SETPGROUP;
+#endif
+	posix_spawnattr_setflags(&attr, flags);
+	int rc = posix_spawnp(&r.pid, argv[0], &actions, &attr, argv.data(), environ);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	close(out[1]);
+	close(err[1]);
+	if (rc != 0) {
+		close(out[0]);
+		close(err[0]);
+		r.pid = -1;
+		return sys_error(rc, "cannot run %s", ssh[0].c_str());
+	}
+	r.out = out[0];
+	r.err = err[0];
+	return {};
+}
+
+// The last line of a remote's stderr that says something: its own
+// "sdb: ..." line if there is one, else ssh's last word.
+std::string last_error_line(const std::string &err)
+{
+	std::string last, sdb_line;
+	std::istringstream in(err);
+	for (std::string line; std::getline(in, line);) {
+		while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+			line.pop_back();
+		if (line.empty() || line.rfind("sdb: warning: ", 0) == 0)
+			continue;
+		last = line;
+		if (line.rfind("sdb: ", 0) == 0)
+			sdb_line = line.substr(5);
+	}
+	return sdb_line.empty() ? last : sdb_line;
+}
+
+// How a remote run failed, or "" when its document is there to merge.
+std::string remote_failure(const Remote &r, bool has_document, bool interrupted)
+{
+	if (r.spawn_error)
+		return r.spawn_error.msg;
+	std::string line = one_line(last_error_line(r.err_text));
+	if (has_document)	// the run's own error (in its document) or none
+		return "";
+	if (interrupted)
+		return "interrupted: stopped before its result came back";
+	if (WIFSIGNALED(r.status))
+		return format("ssh ended by SIG%s%s%s", sigabbrev_np(WTERMSIG(r.status)) ? sigabbrev_np(WTERMSIG(r.status)) : "?",
+			      line.empty() ? "" : ": ", line.c_str());
+	int code = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+	if (code == 255)
+		return (line.empty() ? std::string("ssh failed") : line) + " (ssh exit 255)";
+	if (code == 127)
+		return (line.empty() ? std::string("command not found") : line) +
+		       " (exit 127: no sdb there? SDB_REMOTE names the remote command)";
+	if (!line.empty())
+		return line;
+	return format("exit %d, and no result on its standard output", code);
+}
+
+// Reads every remote's output until each ssh has ended.  A signal sends
+// each ssh SIGTERM (its session closes; the remote sdb stops and reports
+// what it has), SIGKILL 1.5 s later or at a second signal; 2 s after the
+// first, what has not ended is left.
+void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
+{
+	std::int64_t term_at = 0;
+	bool killed = false;
+	auto signal_all = [&](int sig) {
+		for (Remote &r : remotes)
+			if (r.pid > 0 && r.status < 0)
+				kill(-r.pid, sig) == 0 || kill(r.pid, sig);
+	};
+	for (;;) {
+		std::vector<pollfd> fds{{signal_fd, POLLIN, 0}};
+		std::vector<std::pair<Remote *, bool>> owners{{nullptr, false}};
+		for (Remote &r : remotes) {
+			if (r.out >= 0)
+				fds.push_back({r.out, POLLIN, 0}), owners.push_back({&r, true});
+			if (r.err >= 0)
+				fds.push_back({r.err, POLLIN, 0}), owners.push_back({&r, false});
+		}
+		for (Remote &r : remotes)
+			if (r.pid > 0 && r.status < 0 && r.out < 0 && r.err < 0) {
+				int st;
+				if (waitpid(r.pid, &st, WNOHANG) == r.pid)
+					r.status = st;
+			}
+		bool running = std::any_of(remotes.begin(), remotes.end(), [](const Remote &r) { return r.pid > 0 && r.status < 0; });
+		if (!running && fds.size() == 1)
+			return;
+		std::int64_t now = now_ns();
+		if (term_at && !killed && now >= term_at + 1500000000) {
+			signal_all(SIGKILL);
+			killed = true;
+		}
+		if (term_at && now >= term_at + 2000000000) {	// leave what is left
+			for (Remote &r : remotes) {
+				for (int *fd : {&r.out, &r.err})
+					if (*fd >= 0)
+						close(*fd), *fd = -1;
+				if (r.pid > 0 && r.status < 0 && waitpid(r.pid, &r.status, WNOHANG) != r.pid)
+					r.status = -1, r.pid = -1;
+			}
+			return;
+		}
+		if (poll(fds.data(), fds.size(), 50) < 0 && errno != EINTR)
+			return;
+		if (fds[0].revents & POLLIN) {
+			signalfd_siginfo info;
+			if (read(signal_fd, &info, sizeof info) == sizeof info) {
+				if (!received) {
+					received = static_cast<int>(info.ssi_signo);
+					term_at = now_ns();
+					signal_all(SIGTERM);
+				} else if (!killed) {
+					signal_all(SIGKILL);
+					killed = true;
+				}
+			}
+		}
+		for (std::size_t k = 1; k < fds.size(); k++) {
+			if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			Remote &r = *owners[k].first;
+			int &fd = owners[k].second ? r.out : r.err;
+			std::string &text = owners[k].second ? r.out_text : r.err_text;
+			char chunk[65536];
+			ssize_t n = read(fd, chunk, sizeof chunk);
+			if (n > 0 && text.size() < 256 * MiB)
+				text.append(chunk, static_cast<std::size_t>(n));
+			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				close(fd), fd = -1;
+		}
+	}
+}
+
+// sdb --hosts HOST[:PATH],... plus a run's options: the run on every host
+// at once over ssh, then merged as --merge merges.
+int run_hosts(const Options &opt, std::FILE *out)
+{
+	SignalScope scope;
+	if (!scope.ok()) {
+		print_error(sys_error(errno, "signalfd/eventfd"));
+		return exit_runtime;
+	}
+	// Time for every ssh to connect and every sdb to prepare: 3 s, and a
+	// little more for a long list (the connections are made in parallel).
+	double start_at = unix_now() + 3 + 0.05 * static_cast<double>(opt.hosts.size() > 10 ? opt.hosts.size() - 10 : 0);
+	std::vector<std::string> ssh = ssh_command();
+	std::vector<Remote> remotes(opt.hosts.size());
+	for (std::size_t i = 0; i < opt.hosts.size(); i++) {
+		Remote &r = remotes[i];
+		r.spec = opt.hosts[i];
+		r.label = r.spec.host + (r.spec.path.empty() ? "" : ":" + r.spec.path);
+		r.spawn_error = spawn_remote(r, ssh, remote_command(opt, r.spec, start_at), scope.old);
+	}
+	int received = 0;
+	collect_remotes(remotes, scope.waiter.signal_fd, received);
+	std::vector<HostRun> runs;
+	std::vector<std::string> errors;
+	for (Remote &r : remotes) {
+		HostRun run;
+		run.source = printable(r.label);
+		Json doc;
+		bool loaded = false;
+		if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
+			loaded = !parse_json(r.out_text, r.label, doc) && !load_run(doc, r.label, run);
+		std::string failure = remote_failure(r, loaded, received != 0);
+		if (loaded && !run.error.empty())
+			failure = run.error;	// its own error, after it started: merged, and named
+		if (!failure.empty()) {
+			Error e = runtime_error("%s: %s", printable(r.label).c_str(), failure.c_str());
+			print_error(e);
+			errors.push_back(e.msg);
+		}
+		if (loaded)
+			runs.push_back(std::move(run));
+	}
+	report_merged(out, runs, errors, opt.json, false, received != 0);
+	if (received)
+		return 128 + received;
+	return errors.empty() ? exit_ok : exit_runtime;
+}
+
 // ------------------------------------------------------------ 14. run, main
 
 // The program proper; returns the exit status.  Order: plan (every check
@@ -6473,6 +7622,10 @@ int explain_run(const Options &opt, std::FILE *out)
 {
 	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	raise_fd_limit();
+	if (opt.merge)
+		return run_merge(opt, out);
+	if (!opt.hosts.empty())
+		return run_hosts(opt, out);
 	if (opt.explain)
 		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)

@@ -13,6 +13,10 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
+        --hosts)
+            _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
+            return
+            ;;
         -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at | --fsync | --ramp)
             return      # a number: nothing useful to offer
             ;;
@@ -24,12 +28,16 @@ _sdb()
             if $split; then     # --option=value: only --quick's profile
                 [[ $prev == --quick ]] || return
                 offer='default nvme real mix'
-            else                # sdb takes no operands: every word is an option
+            elif [[ " ${words[*]} " == *" --merge "* && $cur != -* ]]; then
+                _filedir json   # --merge's operands: saved --json documents
+                return
+            else                # no operands but --merge's: every word is an option
                 offer='-w --write -r --read -M --mix -f --file -b --block-size -s --size
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify
+                    --hosts --merge
                     -V --version -h --help'
             fi
             ;;

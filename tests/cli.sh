@@ -83,7 +83,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 28 options" 28 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 30 options" 30 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ the quick check
@@ -1255,6 +1255,167 @@ else
 		skipped "--verify on a loop device" "no loop device"
 		rm -f verify-loop.img
 	fi
+fi
+fi
+
+# ------------------------------------------------------------ merge
+# jq's copy of Histogram::percentile over [[low, high, count], ...]: the
+# bucket midpoint, clamped to the lowest and highest bounds; the top rank
+# is the highest bound.  And the union of several histograms.
+jq_hist='def union: [.[][]] | group_by(.[0]) | map([.[0][0], .[0][1], (map(.[2]) | add)]);
+def pct($q): (map(.[2]) | add) as $n | sort_by(.[0]) as $s | ($q * $n | ceil) as $r0
+	| if $r0 >= $n then $s[-1][1] else ([$r0, 1] | max) as $r
+	| first(foreach $s[] as $b (0; . + $b[2]; if . >= $r then $b[0] + (($b[1] - $b[0] + 1) / 2 | floor) else empty end))
+	| [[., $s[0][0]] | max, $s[-1][1]] | min end;
+def pcts: {p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), p999: pct(0.999)};'
+if section merge; then
+run -w -f mt -j 3 -m rand -b 4k -s 4m -t 1 --json
+check "merge: the -j 3 run" 0 "$rc"
+printf '%s\n' "$out" >j3.json
+# Each thread of the -j 3 run as a document of its own, all started at the
+# run's start (an sdb without histograms yet: one made up per thread).
+for i in 0 1 2; do
+	jq --argjson i "$i" '(.start_unix // 1000) as $s | .threads[$i] as $t
+		| .host = "host\($i)" | .start_unix = $s | .end_unix = $s + $t.seconds
+		| .threads = [$t | .histogram //= [[$i + 1, $i + 1, 5], [256, 257, $i + 2]]]
+		| .total = {bytes: $t.bytes, ops: $t.ops, seconds: $t.seconds, bytes_per_second: $t.bytes_per_second,
+			    iops: $t.iops}
+		| .options.threads = 1 | .timeline = []' j3.json >"m$i.json"
+done
+run --merge m0.json m1.json m2.json --json
+check "merge: three documents, exit 0" 0 "$rc"
+check "merge: total bytes and ops of the -j 3 run" "$(jq -c '[.total.bytes, .total.ops]' j3.json)" \
+	"$(jq -c '[.total.bytes, .total.ops]' <<<"$out")"
+check "merge: 3 hosts, 3 threads" "3 3" "$(jq -r '"\(.total.hosts) \(.total.threads)"' <<<"$out")"
+check "merge: the rate of the -j 3 run (within 5%)" true \
+	"$(jq --slurpfile j j3.json '(.total.bytes_per_second / $j[0].total.bytes_per_second - 1 | fabs) < 0.05' <<<"$out")"
+check "merge: seconds are the union of the windows" true \
+	"$(jq --slurpfile j j3.json '(.total.seconds - ([$j[0].threads[].seconds] | max) | fabs) < 0.000002' <<<"$out")"
+check "merge: percentiles from the union of the histograms" \
+	"$(jq -c "$jq_hist [inputs.threads[0].histogram] | union | pcts" -n m0.json m1.json m2.json)" \
+	"$(jq -c '.total.latency_ns | {p50, p90, p99, p999}' <<<"$out")"
+check "merge: the merged histogram is the union" \
+	"$(jq -c "$jq_hist [inputs.threads[0].histogram] | union" -n m0.json m1.json m2.json)" "$(jq -c .total.histogram <<<"$out")"
+check "merge: each input's host, total and window" "host0 host1 host2" "$(jq -r '[.hosts[].host] | join(" ")' <<<"$out")"
+check "merge: windows" true "$(jq '[.hosts[] | .end_unix > .start_unix and .total.bytes > 0] | all' <<<"$out")"
+run --merge m0.json m1.json m2.json
+matches "merge: a line per document" "$out" '*Host host0 (m0.json): 1 thread, * seconds -> *, * IOPS, p99 *Host host2 (m2.json)*'
+matches "merge: the Total line" "$out" '*Total (3 results, 3 threads): * seconds -> *, * IOPS in * loops, *'
+contains "merge: merged latency" "$out" "Latency (merged histograms"
+"$sdb" --merge m0.json - m2.json --json <m1.json >merged.json 2>/dev/null
+check "merge: - reads standard input" "m0.json standard input m2.json" "$(jq -r '[.hosts[].source] | join(" ")' merged.json)"
+cat m0.json m1.json | "$sdb" --merge - m2.json --json >both.json 2>/dev/null
+check "merge: documents one after another (srun's output)" "standard input#1 standard input#2 m2.json" \
+	"$(jq -r '[.hosts[].source] | join(" ")' both.json)"
+check "merge: the same total either way" "$(jq .total.bytes merged.json)" "$(jq .total.bytes both.json)"
+check "merge: a merged document merges again" "$(jq .total.bytes merged.json)" \
+	"$("$sdb" --merge merged.json --json 2>/dev/null | jq .total.bytes)"
+# What is flagged: differing options, starts apart, interrupted, warned.
+jq '.options.block_size = 8192 | .options.direct = true' m1.json >odd.json
+jq '.start_unix += 0.5 | .end_unix += 0.5 | .interrupted = true | .warnings = ["something odd"]' m2.json >late.json
+run --merge m0.json odd.json late.json --json
+check "merge: flagged inputs still merge, exit 0" 0 "$rc"
+contains "merge: options differ, named" "$err" "sdb: warning: options differ: block_size is 4096, 8192, 4096"
+contains "merge: options differ, each" "$err" "options differ: direct is false, true, false"
+contains "merge: starts apart" "$err" "starts 0.5"
+contains "merge: interrupted" "$err" "late.json: interrupted"
+contains "merge: warned" "$err" "late.json warned: something odd"
+check "merge: warnings in the JSON too" true "$(jq '[.warnings[] | select(startswith("options differ"))] | length == 2' <<<"$out")"
+# Bad and foreign JSON: one line naming the file, exit 1.
+printf '{"version": "0.1.0", "total": {"bytes": 1,}\n' >bad.json
+echo '{"name": "not sdb"}' >foreign.json
+bad_input 1 "bad.json: not valid JSON (byte 42: expected a string" --merge bad.json
+bad_input 1 'foreign.json: not an sdb result (no "version")' --merge foreign.json
+bad_input 1 "missing.json: No such file or directory" --merge missing.json
+: >empty.json
+bad_input 1 "empty.json: empty: no sdb result in it" --merge empty.json
+run --merge m0.json bad.json m2.json
+check "merge: one bad input: exit 1" 1 "$rc"
+contains "merge: the bad one named" "$err" "sdb: bad.json: not valid JSON"
+contains "merge: the others still merged" "$out" "Total (2 results, 2 threads)"
+bad_input 2 "--merge: needs FILE" --merge
+bad_input 2 "--merge and --write" --merge m0.json -w
+bad_input 2 "--merge and --hosts" --merge m0.json --hosts h
+rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json bad.json foreign.json
+fi
+
+# ------------------------------------------------------------ many hosts
+# --hosts end to end over a throwaway sshd on 127.0.0.1 (root: it logs in
+# as root with a key made here); the remote sdb is this one (SDB_REMOTE).
+if section many-hosts; then
+if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
+	skipped "many hosts over ssh" "needs root, sshd and ssh-keygen (openssh-server)"
+elif ! "$sdb" --help | grep -q -- --start-at; then
+	skipped "many hosts over ssh" "this sdb has no --start-at yet"
+else
+	ssh_dir=$work/ssh
+	mkdir -p "$ssh_dir" /run/sshd && chmod 700 "$ssh_dir"
+	ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/key"
+	cp "$ssh_dir/key.pub" "$ssh_dir/authorized_keys"
+	port=
+	for p in $(seq 2222 2299); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
+	done
+	cat >"$ssh_dir/sshd_config" <<-CONF
+		Port $port
+		ListenAddress 127.0.0.1
+		HostKey $ssh_dir/host_key
+		AuthorizedKeysFile $ssh_dir/authorized_keys
+		PermitRootLogin prohibit-password
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		UsePAM no
+		StrictModes no
+		PidFile $ssh_dir/sshd.pid
+	CONF
+	/usr/sbin/sshd -f "$ssh_dir/sshd_config" -E "$ssh_dir/sshd.log"
+	for try in $(seq 50); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+		sleep 0.1
+	done
+	stop_sshd() { [ -f "$ssh_dir/sshd.pid" ] && kill "$(cat "$ssh_dir/sshd.pid")" 2>/dev/null; }
+	trap 'stop_sshd; cleanup' EXIT
+	export SDB_SSH="ssh -p $port -i $ssh_dir/key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+	export SDB_REMOTE=$sdb
+	mkdir -p h1 h2
+	run --hosts "localhost:$work/h1/t,127.0.0.1:$work/h2/t" -w -s 64m -D --json
+	check "--hosts: exit 0" 0 "$rc"
+	check "--hosts: both hosts' files written" "67108864 67108864" "$(size_of h1/t) $(size_of h2/t)"
+	check "--hosts: merged total" "2 134217728" "$(jq -r '"\(.total.hosts) \(.total.bytes)"' <<<"$out")"
+	check "--hosts: each host named" "localhost:$work/h1/t 127.0.0.1:$work/h2/t" \
+		"$(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+	check "--hosts: a common start" true "$(jq '[.hosts[].start_unix] | max - min < 0.1' <<<"$out")"
+	check "--hosts: merged percentiles from the union of the histograms" \
+		"$(jq -c "$jq_hist [.hosts[].histogram] | union | pcts" <<<"$out")" \
+		"$(jq -c '.total.latency_ns | {p50, p90, p99, p999}' <<<"$out")"
+	run --hosts "localhost:$work/h1/t,127.0.0.1:$work/h2/t" -r -s 64m -D
+	check "--hosts: read back, exit 0" 0 "$rc"
+	matches "--hosts: a line per host and a Total" "$out" "*Host localhost:$work/h1/t: 1 thread*Total (2 hosts, 2 threads)*"
+	# 127.0.0.2 is loopback too, but nothing listens there.
+	run --hosts "127.0.0.2:$work/h3/t,127.0.0.1:$work/h2/t" -r -s 64m -D --json
+	check "--hosts: an unreachable host: exit 1" 1 "$rc"
+	contains "--hosts: the unreachable host named" "$err" "sdb: 127.0.0.2:$work/h3/t: ssh: connect to host 127.0.0.2"
+	check "--hosts: the other host's result still prints" "1 67108864" "$(jq -r '"\(.total.hosts) \(.total.bytes)"' <<<"$out")"
+	SDB_REMOTE=/nonexistent/sdb run --hosts "127.0.0.1:$work/h2/t" -r -s 64m
+	check "--hosts: no sdb there: exit 1" 1 "$rc"
+	contains "--hosts: no sdb there, said so" "$err" "exit 127"
+	run --hosts "127.0.0.1:$work/nowhere/t" -r -s 64m
+	contains "--hosts: the remote sdb's own error" "$err" "sdb: 127.0.0.1:$work/nowhere/t: $work/nowhere/t: No such file or directory"
+	# Ctrl-C: every remote run stopped, exit 130.
+	"$sdb" --hosts "localhost:$work/h1/s,127.0.0.1:$work/h2/s" -w -s 8m -t 60 >/dev/null 2>"$work/.err" &
+	pid=$!
+	for try in $(seq 100); do [ -e h1/s ] && [ -e h2/s ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"; rc=$?
+	check "--hosts: Ctrl-C: exit 130" 130 "$rc"
+	contains "--hosts: Ctrl-C: the hosts named" "$(cat "$work/.err")" "localhost:$work/h1/s: interrupted"
+	for try in $(seq 50); do pgrep -f -- "--file=$work/h./s" >/dev/null || break; sleep 0.1; done
+	check "--hosts: Ctrl-C: no remote sdb left" "" "$(pgrep -f -- "--file=$work/h./s")"
+	unset SDB_SSH SDB_REMOTE
+	stop_sshd
+	trap cleanup EXIT
+	rm -rf h1 h2 "$ssh_dir"
 fi
 fi
 

@@ -1510,3 +1510,256 @@ TEST_CASE("size_arg: what -s takes back")
 	CHECK(size_arg(1000) == "1000");
 	CHECK(parse_size(size_arg(1536 * MiB)) == 1536 * MiB);
 }
+
+// ---------------------------------------------------------------- many hosts
+
+namespace {
+Json json_of(std::string_view text)
+{
+	Json v;
+	Error e = parse_json(text, "t.json", v);
+	REQUIRE_MESSAGE(!e, e.msg);
+	return v;
+}
+
+std::string json_error(std::string_view text)
+{
+	Json v;
+	return parse_json(text, "t.json", v).msg;
+}
+} // namespace
+
+TEST_CASE("parse_json: every kind of value, escapes included")
+{
+	Json v = json_of(" {\"a\": [1, -2.5e3, 0, true, false, null], \"s\": \"q\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\\ud800x\", "
+			 "\"o\": {}, \"e\": []}\n");
+	REQUIRE(v.type == Json::Type::object);
+	const Json *a = v.find("a", Json::Type::array);
+	REQUIRE(a);
+	REQUIRE(a->items.size() == 6);
+	CHECK(a->items[0].number == 1);
+	CHECK(a->items[1].number == -2500);
+	CHECK(a->items[3].type == Json::Type::boolean);
+	CHECK(a->items[3].boolean);
+	CHECK(!a->items[4].boolean);
+	CHECK(a->items[5].type == Json::Type::null);
+	CHECK(v.str("s") == "q\"\\/\b\f\n\r\t\u00e9\U0001F600\uFFFDx");	// a lone surrogate: U+FFFD
+	CHECK(v.find("o", Json::Type::object));
+	CHECK(v.find("e", Json::Type::array)->items.empty());
+	CHECK(json_dump(v) == "{\"a\": [1, -2500, 0, true, false, null], \"s\": \"q\\\"\\\\/\\u0008\\u000c\\n\\u000d\\t\u00e9\U0001F600\uFFFDx\", "
+			      "\"o\": {}, \"e\": []}");
+	CHECK(json_of("12345678901").number == 12345678901.0);
+}
+
+TEST_CASE("parse_json: errors name the file and the byte offset")
+{
+	CHECK(json_error("") == "t.json: not valid JSON (byte 0: unexpected end of input)");
+	CHECK(json_error("{\"a\": 1,}") == "t.json: not valid JSON (byte 8: expected a string (an object's key))");
+	CHECK(json_error("[1 2]") == "t.json: not valid JSON (byte 3: expected ',' or ']')");
+	CHECK(json_error("{} x") == "t.json: not valid JSON (byte 3: more after the end of the document)");
+	CHECK(json_error("\"abc") == "t.json: not valid JSON (byte 4: unterminated string)");
+	CHECK(json_error("\"a\nb\"") == "t.json: not valid JSON (byte 2: a control character inside a string)");
+	CHECK(json_error("\"\\x\"") == "t.json: not valid JSON (byte 2: an unknown escape in a string)");
+	CHECK(json_error("\"\\u12g4\"") == "t.json: not valid JSON (byte 5: \\u needs four hex digits)");
+	for (const char *bad : {"01", "-", "1.", "1e", ".5", "+1", "tru", "nul", "NaN", "1e999", "[", "{\"a\" 1}"})
+		CHECK_MESSAGE(!json_error(bad).empty(), "accepted: " << bad);
+	CHECK(json_error(std::string(64, '[') + std::string(64, ']')).empty());
+	CHECK(json_error(std::string(100000, '[')).find("nested too deeply") != std::string::npos);
+	Json v;
+	CHECK(parse_json("{", "-", v).msg.rfind("standard input: ", 0) == 0);
+}
+
+// A document as sdb writes it, with the keys --merge reads.
+std::string sdb_document(const char *host, double start, double seconds, std::uint64_t bytes, const Histogram &h,
+			 const char *options = "\"op\": \"write\", \"mode\": \"rand\", \"block_size\": 4096")
+{
+	return format("{\"version\": \"0.1.0\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
+		      "\"options\": {%s, \"file\": \"%s.t\"}, \"threads\": [{\"id\": 0, \"histogram\": %s}], "
+		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f}, "
+		      "\"timeline\": [{\"t\": %.6f, \"unix\": %.6f, \"bytes_per_second\": %.6f}], \"warnings\": [], "
+		      "\"interrupted\": false}",
+		      host, start, start + seconds, options, host, json_histogram(h).c_str(), bytes, h.count(), seconds, seconds,
+		      start + seconds, bytes / seconds);
+}
+
+HostRun loaded(const std::string &text, const char *name)
+{
+	HostRun r;
+	r.source = name;
+	Error e = load_run(json_of(text), name, r);
+	REQUIRE_MESSAGE(!e, e.msg);
+	return r;
+}
+
+TEST_CASE("merge: percentiles from the union of the saved histograms")
+{
+	Histogram a, b, c, all;
+	std::uint64_t seed = 7;
+	auto next = [&] { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, seed >> 40; };
+	for (int i = 0; i < 5000; i++) {
+		std::uint64_t va = 20000 + next() % 100000, vb = 150000 + next() % 3000000, vc = 500 + next() % 1000;
+		a.add(va), b.add(vb), c.add(vc);
+		all.add(va), all.add(vb), all.add(vc);
+	}
+	std::vector<HostRun> runs{loaded(sdb_document("a", 1000, 2, 1 << 20, a), "a.json"),
+				  loaded(sdb_document("b", 1000.02, 2, 2 << 20, b), "b.json"),
+				  loaded(sdb_document("c", 1000.04, 2, 3 << 20, c), "c.json")};
+	Merged m = merge_runs(runs);
+	// The union's histogram, as saved and read back, is the merged one.
+	Histogram saved;
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		saved.add_bucket(i, all.at(i));
+	CHECK(m.with_latency == 3);
+	CHECK(m.latency.count() == all.count());
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		REQUIRE(m.latency.at(i) == all.at(i));
+	for (double q : {0.0, 0.5, 0.9, 0.99, 0.999, 1.0}) {
+		CHECK(m.latency.percentile(q) == saved.percentile(q));
+		// and within a bucket of the samples' own
+		std::uint64_t exact = all.percentile(q);
+		unsigned i = Histogram::index(exact);
+		CHECK(m.latency.percentile(q) >= Histogram::low(i));
+		CHECK(m.latency.percentile(q) <= Histogram::high(i));
+	}
+	CHECK(m.bytes == 6u << 20);
+	CHECK(m.ops == 15000u);
+	CHECK(m.threads == 3);
+	CHECK(m.seconds == doctest::Approx(2.04));
+	CHECK(m.together);
+	CHECK(m.together_end - m.together_start == doctest::Approx(1.96));
+	CHECK(m.together_bytes == doctest::Approx(6.0 * (1 << 20) * 1.96 / 2));
+	CHECK(m.from_timelines);
+	CHECK(m.warnings.empty());
+}
+
+TEST_CASE("merge: differing options, late starts, interrupted and warned inputs are flagged")
+{
+	Histogram h;
+	h.add(1000);
+	std::string late = sdb_document("b", 1000.5, 2, 100, h, "\"op\": \"write\", \"mode\": \"seq\", \"block_size\": 4096");
+	std::string warned = sdb_document("c", 1000, 2, 100, h);
+	warned.replace(warned.find("\"warnings\": []"), 14, "\"warnings\": [\"it was odd\"], \"error\": \"it broke\"");
+	warned.replace(warned.find("\"interrupted\": false"), 20, "\"interrupted\": true");
+	std::vector<HostRun> runs{loaded(sdb_document("a", 1000, 2, 100, h), "a.json"), loaded(late, "b.json"),
+				  loaded(warned, "c.json")};
+	Merged m = merge_runs(runs);
+	std::string all;
+	for (const std::string &w : m.warnings)
+		all += w + "\n";
+	CHECK(all == "options differ: mode is \"rand\", \"seq\", \"rand\" (in input order)\n"
+		     "c.json: interrupted: its results are partial\n"
+		     "c.json: failed after it started: it broke\n"
+		     "c.json warned: it was odd\n"
+		     "starts 0.500 s apart (a.json first, b.json last): the rate while all ran is the one to compare\n");
+}
+
+TEST_CASE("merge: windows that do not overlap, documents without histograms or times")
+{
+	Histogram h;
+	h.add(1000);
+	std::vector<HostRun> runs{loaded(sdb_document("a", 1000, 1, 100, h), "a.json"),
+				  loaded(sdb_document("b", 1005, 1, 300, h), "b.json")};
+	Merged m = merge_runs(runs);
+	CHECK(!m.together);
+	CHECK(m.seconds == doctest::Approx(6));
+	std::vector<HostRun> old{loaded("{\"version\": \"0\", \"options\": {}, \"threads\": [{\"id\": 0}], "
+				       "\"total\": {\"bytes\": 10, \"ops\": 1, \"seconds\": 2}}", "old.json"),
+				 loaded("{\"version\": \"0\", \"options\": {}, \"threads\": [{\"id\": 0}, {\"id\": 1}], "
+				       "\"total\": {\"bytes\": 30, \"ops\": 3, \"seconds\": 4}}", "old2.json")};
+	m = merge_runs(old);	// taken as threads of one run: started together
+	CHECK(m.seconds == doctest::Approx(4));
+	CHECK(m.threads == 3);
+	CHECK(m.with_latency == 0);
+	CHECK(m.together_end - m.together_start == doctest::Approx(2));
+	CHECK(m.together_bytes == doctest::Approx(10 + 15));
+	CHECK(!m.from_timelines);
+}
+
+TEST_CASE("load_run: foreign documents and bad histograms are errors naming the file")
+{
+	auto error = [](const char *text) {
+		HostRun r;
+		return load_run(json_of(text), "x.json", r).msg;
+	};
+	CHECK(error("[1]") == "x.json: not an sdb result (not a JSON object); --merge reads sdb --json output");
+	CHECK(error("{\"a\": 1}") == "x.json: not an sdb result (no \"version\"); --merge reads sdb --json output");
+	CHECK(error("{\"version\": \"1\", \"options\": {}}") ==
+	      "x.json: not an sdb result (no \"total\"); --merge reads sdb --json output");
+	CHECK(error("{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": \"many\"}}") ==
+	      "x.json: not an sdb result (no total bytes and seconds); --merge reads sdb --json output");
+	const char *head = "{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": 1, \"seconds\": 1}, \"threads\": [{\"histogram\": ";
+	CHECK(error((std::string(head) + "[[256, 258, 1]]}]}").c_str()) ==
+	      "x.json: histogram bucket [256, 258] is not one of sdb's buckets");
+	CHECK(error((std::string(head) + "[[1, 1]]}]}").c_str()) ==
+	      "x.json: a histogram bucket is not [low_ns, high_ns, count]");
+	CHECK(error((std::string(head) + "[[1, 1, -1]]}]}").c_str()) ==
+	      "x.json: a histogram bucket is not [low_ns, high_ns, count]");
+	CHECK(error((std::string(head) + "[[256, 257, 4], [5, 5, 1]]}]}").c_str()).empty());
+}
+
+TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with what it cannot use")
+{
+	Parsed p = Args{"--merge", "a.json", "-", "--json"}.parse();
+	REQUIRE(!p.error);
+	CHECK(p.opt.merge);
+	CHECK(p.opt.merge_files == std::vector<std::string>{"a.json", "-"});
+	p = Args{"--hosts", "n1,n2:/data/t,[::1]:/x,user@n3", "-w", "-f", "t", "-s", "64m", "-D"}.parse();
+	REQUIRE(!p.error);
+	REQUIRE(p.opt.hosts.size() == 4);
+	CHECK(p.opt.hosts[0].host == "n1");
+	CHECK(p.opt.hosts[0].path.empty());
+	CHECK(p.opt.hosts[1].path == "/data/t");
+	CHECK(p.opt.hosts[2].host == "::1");
+	CHECK(p.opt.hosts[2].path == "/x");
+	CHECK(p.opt.hosts[3].host == "user@n3");
+	CHECK(!Args{"--hosts", "a:/x,b:/y", "-r"}.parse().error);	// every host has its PATH: no -f needed
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"--merge"}, "--merge: needs FILE..."},
+		{{"--merge", "a", "-w"}, "--merge and --write: --merge reads saved results"},
+		{{"--merge", "a", "-f", "x"}, "--merge and --file: "},
+		{{"--merge", "a", "--hosts", "h"}, "--merge and --hosts: "},
+		{{"a.json"}, "a.json: unexpected argument"},
+		{{"--hosts", "h", "--quick", "-f", "d"}, "--hosts and --quick: "},
+		{{"--hosts", "h", "-w", "-f", "x", "--explain"}, "--hosts and --explain: "},
+		{{"--hosts", "h", "-f", "x"}, "--hosts: needs -w or -r"},
+		{{"--hosts", "h,g:/x", "-w"}, "--hosts: needs -f FILE, or a PATH for every host"},
+		{{"--hosts", "h,,g", "-w", "-f", "x"}, "--hosts h,,g: an empty host name"},
+		{{"--hosts", "h:", "-w", "-f", "x"}, "--hosts h:: \"h:\": empty PATH after ':'"},
+		{{"--hosts", "-oProxyCommand=x", "-w", "-f", "x"}, "a host name cannot start with '-'"},
+		{{"--hosts", "a b", "-w", "-f", "x"}, "cannot hold spaces"},
+	};
+	for (const Case &c : cases) {
+		Args a(c.args);
+		Parsed q = a.parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, q.error.msg);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg);
+	}
+}
+
+TEST_CASE("remote_command: this run's options, quoted, with the host's PATH and a common start")
+{
+	CHECK(shell_quote("it's $HOME") == "'it'\\''s $HOME'");
+	unsetenv("SDB_REMOTE");
+	Parsed p = Args{"-w", "-f", "/d/t", "--hosts", "a,b:/e/it's", "-s", "64m", "-D", "--json"}.parse();
+	REQUIRE(!p.error);
+	CHECK(remote_command(p.opt, p.opt.hosts[0], 1700000000.25) ==
+	      "sdb '--write' '--size=64m' '--direct' '--file=/d/t' --json '--start-at=1700000000.250'");
+	CHECK(remote_command(p.opt, p.opt.hosts[1], 1700000000.25) ==
+	      "sdb '--write' '--size=64m' '--direct' '--file=/e/it'\\''s' --json '--start-at=1700000000.250'");
+	setenv("SDB_REMOTE", "/opt/sdb/bin/sdb", 1);
+	CHECK(remote_command(p.opt, p.opt.hosts[0], 1).rfind("/opt/sdb/bin/sdb '--write'", 0) == 0);
+	unsetenv("SDB_REMOTE");
+	setenv("SDB_SSH", "ssh -p 2222  -i key", 1);
+	CHECK(ssh_command() == std::vector<std::string>{"ssh", "-p", "2222", "-i", "key", "-o", "BatchMode=yes"});
+	setenv("SDB_SSH", "/usr/local/bin/myrsh -x", 1);
+	CHECK(ssh_command() == std::vector<std::string>{"/usr/local/bin/myrsh", "-x"});
+	unsetenv("SDB_SSH");
+	CHECK(ssh_command() == std::vector<std::string>{"ssh", "-o", "BatchMode=yes"});
+	CHECK(last_error_line("sdb: warning: odd\nsdb: t: No space left on device\n") == "t: No space left on device");
+	CHECK(last_error_line("Warning: Permanently added 'x'\r\nssh: connect to host x port 22: Connection refused\r\n") ==
+	      "ssh: connect to host x port 22: Connection refused");
+}
