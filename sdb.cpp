@@ -7,21 +7,22 @@
 //   3. options       Options (with defaults), usage_text, parse_args()
 //   4. targets       which path each thread uses, sizes, O_DIRECT alignment,
 //                    block-device safety; make_plan() checks it all up front
-//   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill,
-//                    the --verify pattern and its check
+//   5. buffers       aligned (huge-page) buffers, the /dev/urandom fill, the
+//                    run's buffers; the --verify pattern and its check
 //   6. statistics    the random-order Permutation and the latency Histogram
 //   7. workers       prepare (open, readahead advice, lay out, evict), the
 //                    timed loops (pread/pwrite, or io_uring for -q), the
 //                    step at each pass end, the final fdatasync; the
 //                    --verify read-back after a write
-//   8. the run       start barrier, sampler, progress line, signals
+//   8. the run       start barrier, sampler, progress line, signals (routed
+//                    to a signalfd by SignalScope)
 //   9. plausibility  -T memory ceiling, -v environment, warnings on the
 //                    target (before) and on the numbers (after the run)
 //  10. verification  the block device under the target (sysfs), its
 //                    counters against the bytes claimed, holes before a
 //                    read, the link ceiling, and what limited the run
 //  11. report        human report and JSON
-//  12. execution     buffers, signal routing, execute(): one plan, start to end
+//  12. execution     execute(): one plan, start to end; the --verify read-back
 //  13. quick suite   --quick[=PROFILE]: CrystalDiskMark's tests, each written
 //                    and read --runs times on one test file; --explain: the
 //                    same runs (or a plain run) as fio command lines
@@ -219,6 +220,16 @@ void print_error(const Error &e)
 	std::fprintf(stderr, "sdb: %s\n", one_line(e.msg).c_str());
 }
 
+// The first failed write to stdout: by the time main() looks, errno has
+// long moved on, so it is kept where the bytes leave, at each flush.
+int g_output_errno = 0;
+
+void flush_output(std::FILE *out)
+{
+	if (std::fflush(out) == EOF && g_output_errno == 0)
+		g_output_errno = errno;
+}
+
 // --------------------------------------------------------------- 2. numbers
 
 constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
@@ -376,6 +387,14 @@ constexpr char usage_text[] =
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
 	"FILE: %h is the short host name, %r the launcher's rank (SLURM_PROCID ...), %% a %\n";
+
+// The monotonic clock, in nanoseconds: every duration sdb measures.
+std::int64_t now_ns()
+{
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 // The real-time clock, as Unix nanoseconds: --start-at and the report's
 // Unix times.  Durations are always CLOCK_MONOTONIC (now_ns).
@@ -540,8 +559,6 @@ struct Options {
 	bool explain = false;
 	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
 	bool verify = false;		// --verify (sets random_buffer too: the pattern is the content)
-	bool regions = false;		// not an option: the quick suite's threads share one file
-	unsigned run_index = 0;		// not an option: the quick suite's run of a test, for the random order
 	bool merge = false;		// --merge: merge_files are the operands
 	std::vector<std::string> merge_files;
 	std::vector<HostSpec> hosts;	// --hosts
@@ -980,6 +997,11 @@ struct Target {
 	bool follow = false;		// a symlink, followed because of --force
 };
 
+// Where a run's threads do their I/O on a file: a file each (FILE.0 ..
+// FILE.N-1 with -j N), or regions of one file, one a thread (the quick
+// suite's test file).  A device is always shared, in regions.
+enum class Files { per_thread, regions };
+
 // Everything decided before any thread starts or any file is created.
 struct Plan {
 	Options opt;
@@ -1004,7 +1026,6 @@ struct Plan {
 	std::string backing_device;	// fuseblk: the block device flushed (BLKFLSBUF) before reads
 	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
 	Fd exclusive;			// O_EXCL hold on a block device during writes
-	std::string label;		// the quick suite's test name, for the progress line
 	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
 };
 
@@ -1532,13 +1553,15 @@ Error note_file_system(Plan &plan, const Target &t, const struct stat &st)
 	return {};
 }
 
-// The list of targets: FILE, FILE.0..FILE.N-1, or one device for all.
-Error make_targets(Plan &plan, const Identity *ours)
+// The list of targets: FILE, FILE.0..FILE.N-1, or one device (or, for
+// Files::regions, one file) for all.
+Error make_targets(Plan &plan, const Identity *ours, Files files)
 {
 	const Options &o = plan.opt;
 	struct stat st {};
 	bool exists = stat(o.file.c_str(), &st) == 0;
-	bool shared = o.threads == 1 || o.regions || (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)));
+	bool shared = o.threads == 1 || files == Files::regions ||
+		      (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)));
 	if (!shared && exists && S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", o.file.c_str());
 	for (unsigned i = 0; i < (shared ? 1 : o.threads); i++) {
@@ -1564,7 +1587,7 @@ Error make_targets(Plan &plan, const Identity *ours)
 constexpr std::uint64_t max_offset = INT64_MAX;
 
 // Bytes per thread and where each thread's region starts.
-Error size_targets(Plan &plan)
+Error size_targets(Plan &plan, Files files)
 {
 	const Options &o = plan.opt;
 	for (std::size_t i = 0; i < plan.targets.size(); i++) {
@@ -1583,7 +1606,7 @@ Error size_targets(Plan &plan)
 		if (t.size == 0)
 			return runtime_error("%s: %s, nothing to read", t.path.c_str(),
 					     t.kind == Kind::block ? "device smaller than one block per thread" : "file is empty");
-		if (t.kind == Kind::block || o.regions)
+		if (t.kind == Kind::block || files == Files::regions)
 			t.base = i * t.size;
 		if (t.size > max_offset || (t.base && t.base / i != t.size) || t.base > max_offset - t.size)
 			return usage_error("-s %s: %u region(s) of it end past the largest possible file offset (8 EiB)",
@@ -1756,16 +1779,16 @@ std::uint64_t buffer_step(const Plan &plan)
 
 // Check everything that can be checked before touching a target.  ours:
 // a file this sdb made (the quick suite's), which it may rewrite.
-Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr)
+Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr, Files files = Files::per_thread)
 {
 	plan.opt = opt;
 	plan.block_size = opt.block_size ? opt.block_size : opt.random ? 4 * KiB : MiB;
 	if (plan.block_size > max_offset)
 		return usage_error("-b %s: larger than the largest possible file offset (8 EiB)",
 				   format_bytes(plan.block_size).c_str());
-	if (Error e = make_targets(plan, ours))
+	if (Error e = make_targets(plan, ours, files))
 		return e;
-	if (Error e = size_targets(plan))
+	if (Error e = size_targets(plan, files))
 		return e;
 	if (Error e = plan_verify(plan))
 		return e;
@@ -2103,6 +2126,27 @@ struct VerifyTally {
 	}
 };
 
+// The run's buffers, filled from /dev/urandom for -R writes.  stop(when)
+// returns the Error that ends the run (a signal came) or none: asked during
+// the fill and once the buffers are faulted in.
+template <typename Stop>
+Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, Stop stop, double &fill_seconds)
+{
+	for (unsigned i = 0; i < plan.buffers; i++) {
+		buffers.push_back(std::make_unique<Buffer>());
+		if (Error e = buffers.back()->allocate(plan.slot_stride * plan.slots))
+			return e;
+	}
+	if (plan.opt.random_buffer && is_write(plan.opt) && !plan.opt.verify) {	// --verify writes its pattern
+		std::int64_t start = now_ns();
+		for (auto &b : buffers)
+			if (Error e = fill_random(b->data(), b->size(), [&] { return stop("while filling the buffer (-R)"); }))
+				return e;
+		fill_seconds = (now_ns() - start) / 1e9;
+	}
+	return stop("before the run started");	// while the buffers were faulted in
+}
+
 // ------------------------------------------------------------ 6. statistics
 
 // A pseudo-random order of 0..n-1 with O(1) memory.  An LCG modulo 2^k
@@ -2280,13 +2324,6 @@ private:
 };
 
 // --------------------------------------------------------------- 7. workers
-
-std::int64_t now_ns()
-{
-	timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // CPU time of the calling thread, read before and after the timed phase
 // (never inside it): a thread on a CPU all the time was limited by it.
@@ -2515,6 +2552,7 @@ struct Gate;
 
 struct alignas(64) Worker {
 	unsigned id = 0;
+	unsigned run = 0;		// which run of a quick-suite test (RunId): its own random order
 	Gate *gate = nullptr;		// the start barrier
 	const Target *target = nullptr;
 	const Plan *plan = nullptr;
@@ -2881,7 +2919,7 @@ std::uint64_t order_seed(const Worker &w)
 {
 	const Options &o = w.plan->opt;
 	return 0x5db0000 + w.id + (std::uint64_t{is_write(o)} << 32) + (std::uint64_t{is_mix(o)} << 33) +
-	       (std::uint64_t{o.run_index} << 40);
+	       (std::uint64_t{w.run} << 40);
 }
 
 // A mix's reads and writes: another sequence than the offsets' order.
@@ -3655,6 +3693,14 @@ struct Gate {
 	}
 };
 
+// Which run of a plan this is, beyond the plan: the quick suite runs each
+// test --runs times, each with its own random order, and names the test on
+// the progress line.  A plain run is run 0, unnamed.
+struct RunId {
+	unsigned index = 0;
+	std::string label;
+};
+
 // The workers of one run, their threads and the barrier they start at.
 struct Shared {
 	Gate gate;
@@ -3757,7 +3803,7 @@ std::uint64_t planned_bytes(const Plan &plan)
 }
 
 // The live status line: only to a terminal, never with --json.
-void draw_progress(const Plan &plan, std::uint64_t bytes, double elapsed)
+void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
 	double eta;
@@ -3765,7 +3811,7 @@ void draw_progress(const Plan &plan, std::uint64_t bytes, double elapsed)
 		eta = std::max(0.0, plan.opt.time_limit - elapsed);
 	else
 		eta = bps > 0 ? static_cast<double>(planned_bytes(plan) - std::min(bytes, planned_bytes(plan))) / bps : 0;
-	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", plan.label.c_str(), format_bytes(bytes).c_str(),
+	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
 		     format_rate(bps).c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
@@ -3818,6 +3864,9 @@ struct Waiter {
 		return Error{exit_status(), format("interrupted by SIG%s %s", name ? name : "?", when)};
 	}
 
+	// Outside a run: the interruption if a signal has come, else none.
+	Error stopped(const char *when) const { return interrupted() ? interruption(when) : Error{}; }
+
 private:
 	void take_signal(bool &interrupted) const
 	{
@@ -3836,6 +3885,38 @@ private:
 		interrupted = true;
 		g_stop.store(true);
 	}
+};
+
+// The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
+// blocked (the calling thread's mask is inherited by every worker) and
+// routed to a signalfd; the gate's eventfd for worker news.  Each one
+// stops the run, which reports what it has and exits 128 + its number.
+struct SignalScope {
+	sigset_t signals {}, old {};
+	Waiter waiter;
+
+	SignalScope()
+	{
+		sigemptyset(&signals);
+		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
+			sigaddset(&signals, sig);
+		pthread_sigmask(SIG_BLOCK, &signals, &old);
+		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
+	}
+	// A signal that came after the run (while the report was printed) is
+	// taken here: unblocked, it would kill sdb before stdout is flushed.
+	~SignalScope()
+	{
+		flush_output(stdout);
+		signalfd_siginfo info;
+		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
+			continue;
+		close(waiter.signal_fd);
+		close(waiter.wake_fd);
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
+	}
+	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
 };
 
 // --start-at: every thread is ready; hold the gate until the real-time
@@ -3892,7 +3973,7 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 
 // Main thread while the workers run: the sampler, the progress line and the
 // signal handling all live here, so the workers only do I/O.
-void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
+void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, const Waiter &waiter)
 {
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
@@ -3914,7 +3995,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
 	std::int64_t next_sample = r.start_ns + tick;
-	std::int64_t next_draw = r.start_ns + (plan.label.empty() ? 1000000000 : tick);
+	std::int64_t next_draw = r.start_ns + (id.label.empty() ? 1000000000 : tick);
 	while (s.gate.done.load() < n) {
 		std::int64_t now = now_ns();
 		if (now < next_sample) {
@@ -3926,7 +4007,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 			continue;
 		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
 		if (tty && now >= next_draw) {
-			draw_progress(plan, r.samples.back().bytes, r.samples.back().t);
+			draw_progress(plan, id.label, r.samples.back().bytes, r.samples.back().t);
 			drawn = true;
 			next_draw = now + 250000000;
 		}
@@ -3937,7 +4018,7 @@ void supervise(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		std::fprintf(stderr, "\r\033[K");
 }
 
-Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers)
+Error start_workers(Shared &s, const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers)
 {
 	unsigned n = plan.opt.threads;
 	s.gate.workers = n;
@@ -3947,6 +4028,7 @@ Error start_workers(Shared &s, const Plan &plan, std::vector<std::unique_ptr<Buf
 	for (unsigned i = 0; i < n; i++) {
 		auto w = std::make_unique<Worker>();
 		w->id = i;
+		w->run = id.index;
 		w->plan = &plan;
 		w->target = &plan.targets[i];
 		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
@@ -5617,16 +5699,6 @@ void print_json(std::FILE *out, const Report &r)
 
 // ------------------------------------------------------------ 12. execution
 
-// The first failed write to stdout: by the time main() looks, errno has
-// long moved on, so it is kept where the bytes leave, at each flush.
-int g_output_errno = 0;
-
-void flush_output(std::FILE *out)
-{
-	if (std::fflush(out) == EOF && g_output_errno == 0)
-		g_output_errno = errno;
-}
-
 void emit_warnings(const std::vector<std::string> &warnings)
 {
 	for (const std::string &w : warnings)
@@ -5648,30 +5720,6 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-// The run's buffers, filled from /dev/urandom for -R writes; a signal
-// during the fill ends it (Waiter::received says which).
-Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter,
-		       double &fill_seconds)
-{
-	for (unsigned i = 0; i < plan.buffers; i++) {
-		buffers.push_back(std::make_unique<Buffer>());
-		if (Error e = buffers.back()->allocate(plan.slot_stride * plan.slots))
-			return e;
-	}
-	if (plan.opt.random_buffer && is_write(plan.opt) && !plan.opt.verify) {	// --verify writes its pattern
-		std::int64_t start = now_ns();
-		for (auto &b : buffers)
-			if (Error e = fill_random(b->data(), b->size(), [&] {
-				    return waiter.interrupted() ? waiter.interruption("while filling the buffer (-R)") : Error{};
-			    }))
-				return e;
-		fill_seconds = (now_ns() - start) / 1e9;
-	}
-	if (waiter.interrupted())	// while the buffers were faulted in
-		return waiter.interruption("before the run started");
-	return {};
-}
-
 // 4096 threads each hold a target fd (and a ring fd at -q > 1): more than
 // the usual soft limit of 1024, well within the usual hard limit.
 void raise_fd_limit()
@@ -5682,38 +5730,6 @@ void raise_fd_limit()
 		setrlimit(RLIMIT_NOFILE, &r);
 	}
 }
-
-// The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
-// blocked (the calling thread's mask is inherited by every worker) and
-// routed to a signalfd; the gate's eventfd for worker news.  Each one
-// stops the run, which reports what it has and exits 128 + its number.
-struct SignalScope {
-	sigset_t signals {}, old {};
-	Waiter waiter;
-
-	SignalScope()
-	{
-		sigemptyset(&signals);
-		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
-			sigaddset(&signals, sig);
-		pthread_sigmask(SIG_BLOCK, &signals, &old);
-		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
-	}
-	// A signal that came after the run (while the report was printed) is
-	// taken here: unblocked, it would kill sdb before stdout is flushed.
-	~SignalScope()
-	{
-		flush_output(stdout);
-		signalfd_siginfo info;
-		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
-			continue;
-		close(waiter.signal_fd);
-		close(waiter.wake_fd);
-		pthread_sigmask(SIG_SETMASK, &old, nullptr);
-	}
-	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
-};
 
 // What to show when a run ends in an error: results if any I/O was timed.
 bool ran_any(const Shared &s)
@@ -5735,14 +5751,15 @@ void remove_created(const Shared &s)
 	}
 }
 
-void execute(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter, Execution &ex)
+void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter,
+	     Execution &ex)
 {
 	ex.shared.gate.wake_fd = waiter.wake_fd;
 	ex.device = find_device(plan);
 	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
 		ex.result.stat_files = ex.device.stats;
-	ex.error = start_workers(ex.shared, plan, buffers);
-	supervise(ex.shared, plan, ex.result, waiter);
+	ex.error = start_workers(ex.shared, plan, id, buffers);
+	supervise(ex.shared, plan, id, ex.result, waiter);
 	for (pthread_t th : ex.shared.threads)
 		pthread_join(th, nullptr);
 	for (auto &w : ex.shared.workers)
@@ -6044,7 +6061,6 @@ Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, 
 	r.random_buffer = true;
 	r.force = o.force;
 	r.json = o.json;
-	r.regions = true;
 	return r;
 }
 
@@ -6062,25 +6078,35 @@ bool io_uring_works()
 	return !ring.setup(4, 0, 1);
 }
 
+// One run of one test as it ended: its numbers, the warnings it raised,
+// whether a signal cut it short, and the error that ended it, if any.
+struct QuickOutcome {
+	QuickRun run;
+	std::vector<std::string> warnings;
+	bool interrupted = false;
+	Error error;
+};
+
 // One run of one test: plan, buffers, execute, and the numbers kept.  With
 // ceiling, the run's rate is checked against the memory ceiling, measured
 // on the first run above 1 GiB/s and kept for the rest.
-Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, const std::string &label, QuickRun &run,
-		std::vector<std::string> &warnings, bool &interrupted, std::optional<MemoryRates> *ceiling)
+QuickOutcome quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, const RunId &id,
+		       std::optional<MemoryRates> *ceiling)
 {
+	QuickOutcome out;
 	Plan plan;
 	double fill = 0;
 	std::vector<std::unique_ptr<Buffer>> buffers;
-	Error error = make_plan(opt, plan, ours);
-	if (!error)
-		error = allocate_buffers(plan, buffers, waiter, fill);
-	if (error)
-		return error;
-	plan.label = label;
+	out.error = make_plan(opt, plan, ours, Files::regions);
+	if (!out.error)
+		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
+	if (out.error)
+		return out;
 	g_stop.store(false);
 	Execution ex;
-	execute(plan, buffers, waiter, ex);
-	interrupted = ex.result.interrupted;
+	execute(plan, id, buffers, waiter, ex);
+	out.interrupted = ex.result.interrupted;
+	QuickRun &run = out.run;
 	for (auto &w : ex.shared.workers)
 		run.latency.merge(w->latency);
 	run.seconds = ex.totals.wall;
@@ -6093,13 +6119,13 @@ Error quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, 
 		*ceiling = copy_ceiling(*buffers[0]);
 	if (ceiling && *ceiling && (*ceiling)->memcpy_bps > 0 && run.bytes_per_second > (*ceiling)->memcpy_bps &&
 	    !on_memory_fs(plan))
-		warnings.push_back(format("%s%s, faster than this machine copies memory (%s): that is a cache, not the device",
-					  label.c_str(), format_rate(run.bytes_per_second).c_str(),
-					  format_rate((*ceiling)->memcpy_bps).c_str()));
+		out.warnings.push_back(format("%s%s, faster than this machine copies memory (%s): that is a cache, not the device",
+					      id.label.c_str(), format_rate(run.bytes_per_second).c_str(),
+					      format_rate((*ceiling)->memcpy_bps).c_str()));
 	for (const std::string &w : plausibility(plan, ex.shared, nullptr))
-		if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
-			warnings.push_back(w);
-	return ex.error;
+		out.warnings.push_back(w);
+	out.error = ex.error;
+	return out;
 }
 
 // Create the test file (O_EXCL, marked as sdb's, known by its identity
@@ -6292,14 +6318,16 @@ Error run_quick_rows(const Options &opt, const QuickFile &q, const Waiter &waite
 	unsigned runs = quick_runs(opt);
 	for (QuickRow &row : rows) {
 		for (unsigned i = 0; i < runs && !error && !interrupted; i++) {
-			QuickRun run;
-			std::string label = format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs);
-			Options run_opt = quick_options(opt, q, row.test, row.write);
-			run_opt.run_index = i;	// each run its own random order
-			error = quick_run(run_opt, q.created ? &q.id : nullptr, waiter, label, run, warnings, interrupted,
-					  &ceiling);
+			RunId id{i, format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs)};	// each run its own random order
+			QuickOutcome o = quick_run(quick_options(opt, q, row.test, row.write), q.created ? &q.id : nullptr,
+						   waiter, id, &ceiling);
+			for (const std::string &w : o.warnings)
+				if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
+					warnings.push_back(w);
+			error = o.error;
+			interrupted = o.interrupted;
 			if (!error && !interrupted)	// a cut-short run would skew the median
-				row.runs.push_back(std::move(run));
+				row.runs.push_back(std::move(o.run));
 		}
 		if (std::string shortfall = row_shortfall(row); !shortfall.empty())
 			warnings.push_back(shortfall);
@@ -6325,7 +6353,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	// before creating anything.
 	Plan check;
 	Options layout_opt = layout_options(opt, q);
-	Error error = make_plan(layout_opt, check);
+	Error error = make_plan(layout_opt, check, nullptr, Files::regions);
 	check.exclusive.reset();	// each test claims the device itself
 	if (!error)
 		error = probe_direct(q, opt.keep);
@@ -6344,14 +6372,12 @@ int run_quick(const Options &opt, std::FILE *out)
 	if (!q.direct)
 		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
 				   "): buffered I/O, caches evicted before reads");
-	bool interrupted = false;
-	QuickRun laid;
-	std::vector<std::string> ignored;
-	error = quick_run(layout_opt, q.created ? &q.id : nullptr, scope.waiter, "laying out  ", laid, ignored, interrupted,
-			  nullptr);
+	QuickOutcome laid = quick_run(layout_opt, q.created ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
+	error = laid.error;	// its warnings are the rows' to give
+	bool interrupted = laid.interrupted;
 	if (!error && !interrupted && !opt.json)
-		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(), laid.seconds,
-			     format_rate(laid.bytes_per_second).c_str());
+		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
+			     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
 	if (!error && !interrupted)
 		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted);
 	else
@@ -6508,7 +6534,7 @@ int explain_quick(const Options &opt, std::FILE *out)
 	Plan check;
 	Error error = choose_quick_file(opt, q);
 	if (!error)
-		error = make_plan(layout_options(opt, q), check);
+		error = make_plan(layout_options(opt, q), check, nullptr, Files::regions);
 	if (error) {
 		print_error(error);
 		return error.status;
@@ -7653,7 +7679,8 @@ int run_hosts(const Options &opt, std::FILE *out)
 			report.warnings = memory_warnings(*report.memory);
 	}
 	if (!error)
-		error = allocate_buffers(plan, buffers, scope.waiter, report.fill_seconds);
+		error = allocate_buffers(plan, buffers, [&](const char *when) { return scope.waiter.stopped(when); },
+					 report.fill_seconds);
 	if (error) {
 		print_error(error);
 		return error.status;
@@ -7663,7 +7690,7 @@ int run_hosts(const Options &opt, std::FILE *out)
 	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
 	Execution ex;
-	execute(plan, buffers, scope.waiter, ex);
+	execute(plan, RunId{}, buffers, scope.waiter, ex);
 	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings
 		std::vector<std::string> late = {format(
 			"--start-at: the time was %.3f s past when the threads were ready; the run started at once",

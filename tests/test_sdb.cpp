@@ -227,7 +227,7 @@ TEST_CASE("quick profiles: CrystalDiskMark's rows, each written then read")
 	CHECK(find_quick_profile("Default") == nullptr);
 }
 
-TEST_CASE("quick_options: a test's threads share the file, one region each")
+TEST_CASE("quick_options: a test's options, whole blocks per thread")
 {
 	Options o;
 	o.time_limit = 2;
@@ -240,7 +240,6 @@ TEST_CASE("quick_options: a test's threads share the file, one region each")
 	CHECK(r.threads == 16);
 	CHECK(r.queue_depth == 32);
 	CHECK(r.size == 64 * MiB);	// whole blocks per thread
-	CHECK(r.regions);
 	CHECK(r.random_buffer);
 	CHECK(r.time_limit == 2);
 }
@@ -1004,18 +1003,42 @@ TEST_CASE("make_plan: sizes whose regions pass the largest offset are usage erro
 	o.op = Options::Op::write;
 	o.file = std::string(dir) + "/f";
 	o.threads = 3;
-	o.regions = true;
 	o.size = std::uint64_t{1} << 62;	// the third region starts at 8 EiB
 	Plan plan;
-	Error e = make_plan(o, plan);
+	Error e = make_plan(o, plan, nullptr, Files::regions);
 	CHECK(e.status == exit_usage);
 	CHECK(e.msg.find("past the largest possible file offset") != std::string::npos);
 	o.threads = 2;	// 2 x 4 EiB - 1 byte: the last offset still fits
 	o.size = (std::uint64_t{1} << 62) - 1;
 	o.block_size = 1;
 	Plan fits;
-	CHECK(make_plan(o, fits).msg.find("largest possible file offset") == std::string::npos);
+	CHECK(make_plan(o, fits, nullptr, Files::regions).msg.find("largest possible file offset") == std::string::npos);
 	CHECK(access(o.file.c_str(), F_OK) != 0);	// planning creates nothing
+	rmdir(dir);
+}
+
+TEST_CASE("make_plan: Files::regions puts the threads in one file, a region each; per_thread a file each")
+{
+	char dir[] = "/tmp/sdb-test.XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	Options o;
+	o.op = Options::Op::write;
+	o.file = std::string(dir) + "/f";
+	o.threads = 3;
+	o.size = 8 * MiB;
+	Plan shared, own;
+	REQUIRE(!make_plan(o, shared, nullptr, Files::regions));
+	REQUIRE(shared.targets.size() == 3);
+	for (unsigned i = 0; i < 3; i++) {
+		CHECK(shared.targets[i].path == o.file);
+		CHECK(shared.targets[i].base == i * 8 * MiB);
+	}
+	REQUIRE(!make_plan(o, own));
+	REQUIRE(own.targets.size() == 3);
+	for (unsigned i = 0; i < 3; i++) {
+		CHECK(own.targets[i].path == o.file + "." + std::to_string(i));
+		CHECK(own.targets[i].base == 0);
+	}
 	rmdir(dir);
 }
 
