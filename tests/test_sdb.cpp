@@ -995,51 +995,52 @@ TEST_CASE("rotation keeps the direct-I/O alignment")
 	CHECK(rotation(w, 7) == 0);
 }
 
+// A write of a new file f in a directory of its own, which goes with it.
+struct NewFileWrite {
+	char dir[32] = "/tmp/sdb-test.XXXXXX";
+	Options o;
+	NewFileWrite(unsigned threads, std::uint64_t size)
+	{
+		REQUIRE(mkdtemp(dir));
+		o.op = Options::Op::write;
+		o.file = std::string(dir) + "/f";
+		o.threads = threads;
+		o.size = size;
+	}
+	~NewFileWrite() { rmdir(dir); }
+};
+
 TEST_CASE("make_plan: sizes whose regions pass the largest offset are usage errors")
 {
-	char dir[] = "/tmp/sdb-test.XXXXXX";
-	REQUIRE(mkdtemp(dir));
-	Options o;
-	o.op = Options::Op::write;
-	o.file = std::string(dir) + "/f";
-	o.threads = 3;
-	o.size = std::uint64_t{1} << 62;	// the third region starts at 8 EiB
+	NewFileWrite t(3, std::uint64_t{1} << 62);	// the third region starts at 8 EiB
 	Plan plan;
-	Error e = make_plan(o, plan, nullptr, Files::regions);
+	Error e = make_plan(t.o, plan, nullptr, Files::regions);
 	CHECK(e.status == exit_usage);
 	CHECK(e.msg.find("past the largest possible file offset") != std::string::npos);
-	o.threads = 2;	// 2 x 4 EiB - 1 byte: the last offset still fits
-	o.size = (std::uint64_t{1} << 62) - 1;
-	o.block_size = 1;
+	t.o.threads = 2;	// 2 x 4 EiB - 1 byte: the last offset still fits
+	t.o.size = (std::uint64_t{1} << 62) - 1;
+	t.o.block_size = 1;
 	Plan fits;
-	CHECK(make_plan(o, fits, nullptr, Files::regions).msg.find("largest possible file offset") == std::string::npos);
-	CHECK(access(o.file.c_str(), F_OK) != 0);	// planning creates nothing
-	rmdir(dir);
+	CHECK(make_plan(t.o, fits, nullptr, Files::regions).msg.find("largest possible file offset") == std::string::npos);
+	CHECK(access(t.o.file.c_str(), F_OK) != 0);	// planning creates nothing
 }
 
 TEST_CASE("make_plan: Files::regions puts the threads in one file, a region each; per_thread a file each")
 {
-	char dir[] = "/tmp/sdb-test.XXXXXX";
-	REQUIRE(mkdtemp(dir));
-	Options o;
-	o.op = Options::Op::write;
-	o.file = std::string(dir) + "/f";
-	o.threads = 3;
-	o.size = 8 * MiB;
+	NewFileWrite t(3, 8 * MiB);
 	Plan shared, own;
-	REQUIRE(!make_plan(o, shared, nullptr, Files::regions));
+	REQUIRE(!make_plan(t.o, shared, nullptr, Files::regions));
 	REQUIRE(shared.targets.size() == 3);
 	for (unsigned i = 0; i < 3; i++) {
-		CHECK(shared.targets[i].path == o.file);
+		CHECK(shared.targets[i].path == t.o.file);
 		CHECK(shared.targets[i].base == i * 8 * MiB);
 	}
-	REQUIRE(!make_plan(o, own));
+	REQUIRE(!make_plan(t.o, own));
 	REQUIRE(own.targets.size() == 3);
 	for (unsigned i = 0; i < 3; i++) {
-		CHECK(own.targets[i].path == o.file + "." + std::to_string(i));
+		CHECK(own.targets[i].path == t.o.file + "." + std::to_string(i));
 		CHECK(own.targets[i].base == 0);
 	}
-	rmdir(dir);
 }
 
 TEST_CASE("read_mounts: mountinfo's octal escapes are undone")
