@@ -3036,6 +3036,29 @@ void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 	w.counting.store(true);
 }
 
+// Which way a loop's I/Os go: all reads, all writes, or a mix (-M), where
+// each I/O draws its way.  The way is a template argument, so that a read
+// or a write loop carries nothing of the mix but constants.
+enum class Way { read, write, mix };
+
+// The loop's counts into the worker: a mix's two sides apart, and its
+// latency histogram both sides'.
+template <Way W>
+void end_loop(Worker &w, const std::uint64_t (&bytes)[2], const std::uint64_t (&ops)[2], std::int64_t end)
+{
+	if (W == Way::mix) {
+		w.read_bytes = bytes[0];
+		w.read_ops = ops[0];
+		w.write_bytes = bytes[1];
+		w.write_ops = ops[1];
+		w.latency.merge(*w.read_latency);
+		w.latency.merge(*w.write_latency);
+	}
+	w.bytes = bytes[0] + bytes[1];
+	w.ops = ops[0] + ops[1];
+	w.end_ns = end;
+}
+
 // The timed loop at queue depth 1: the I/O call, one clock read per I/O
 // (the end of one I/O is the start of the next), a histogram add and a
 // relaxed counter store.  The end of a pass is where next() is false
@@ -3046,47 +3069,63 @@ void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 // With --verify, mark() makes the whole pattern here instead (about 0.05 s
 // of CPU per GiB), and a read checks each unit after its I/O; the clock is
 // read again after either, so that they count in the rate, not in the
-// latency of an I/O.
-template <bool Write, bool Random>
+// latency of an I/O.  A mix writes from the thread's first slot and reads
+// into its second (see make_plan), so that no read changes what a write
+// sends; its two sides are counted apart, and the latency histogram gets
+// both at the end.
+template <Way W, bool Random>
 void io_loop(Worker &w)
 {
 	const Target &t = *w.target;
-	const bool time_based = w.plan->opt.time_limit > 0;
+	const Plan &plan = *w.plan;
+	const bool time_based = plan.opt.time_limit > 0;
 	std::int64_t deadline = deadline_of(w);
-	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
-	const bool stamped = Write && w.plan->opt.random_buffer;
-	const unsigned sync_every = Write ? w.plan->opt.fsync_every : 0;
+	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
+	MixChooser choose(mix_seed(w), plan.opt.mix);
+	const bool stamped = W != Way::read && plan.opt.random_buffer;
+	const unsigned sync_every = W != Way::read ? plan.opt.fsync_every : 0;
+	const bool verifying = plan.opt.verify;	// never with a mix
+	char *const read_buffer = W == Way::mix ? w.buffer + plan.slot_stride : w.buffer;
+	Histogram *latency[2] = {&w.latency, &w.latency};	// [0]: reads, [1]: writes
+	if (W == Way::mix) {
+		latency[0] = &*w.read_latency;
+		latency[1] = &*w.write_latency;
+	}
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0}, offset, failed_at = 0;
 	unsigned unsynced = 0;
-	const bool verifying = w.plan->opt.verify;
-	std::uint64_t bytes = 0, ops = 0, offset, failed_at = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
 
 	w.passes = 1;
 	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
-		char *buffer = w.buffer;
-		if (stamped) {
-			buffer += rotation(w, ops);
-			mark(w, buffer, len, t.base + offset, ops);
+		const bool write = W == Way::mix ? !choose.read() : W == Way::write;
+		char *buffer = read_buffer;
+		if (write) {
+			buffer = w.buffer;
+			if (stamped) {
+				buffer += rotation(w, ops[1]);
+				mark(w, buffer, len, t.base + offset, ops[1]);
+			}
+			if (verifying)	// the pattern counts in the rate, not in the write's latency
+				prev = now_ns();
 		}
-		if (Write && verifying)	// the pattern counts in the rate, not in the write's latency
-			prev = now_ns();
-		ssize_t n = transfer<Write>(w.fd, buffer, len, t.base + offset, failed_at);
+		ssize_t n = write ? transfer<true>(w.fd, buffer, len, t.base + offset, failed_at)
+				  : transfer<false>(w.fd, buffer, len, t.base + offset, failed_at);
 		std::int64_t now = now_ns();
 		if (n < 0) {
-			fail_io(w, Write, static_cast<int>(-n), failed_at);
+			fail_io(w, write, static_cast<int>(-n), failed_at);
 			break;
 		}
 		if (n == 0) {	// end of file: nothing was read, so no I/O to count
 			w.eof_at = t.base + offset;
 			break;
 		}
-		w.latency.add(static_cast<std::uint64_t>(now - prev));
+		latency[write]->add(static_cast<std::uint64_t>(now - prev));
 		prev = now;
-		bytes += static_cast<std::uint64_t>(n);
-		ops++;
-		w.bytes_done.store(bytes, std::memory_order_relaxed);
-		if (!Write && verifying) {	// the check counts in the rate, not in the next read's latency
+		bytes[write] += static_cast<std::uint64_t>(n);
+		ops[write]++;
+		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
+		if (!write && verifying) {	// the check counts in the rate, not in the next read's latency
 			w.verify.check_block(buffer, static_cast<std::size_t>(n), t.base + offset);
 			prev = now_ns();
 		}
@@ -3094,13 +3133,13 @@ void io_loop(Worker &w)
 			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
 			break;
 		}
-		if (sync_every && ++unsynced == sync_every) {
+		if (write && sync_every && ++unsynced == sync_every) {
 			unsynced = 0;
 			if (!sync_step(w, prev))
 				break;
 		}
 		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
-			bytes = ops = 0;
+			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
 			unsynced = 0;
 			open_window(w, offsets, prev);
 			deadline = deadline_of(w);
@@ -3108,9 +3147,7 @@ void io_loop(Worker &w)
 		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
 			break;
 	}
-	w.bytes = bytes;
-	w.ops = ops;
-	w.end_ns = prev;
+	end_loop<W>(w, bytes, ops, prev);
 }
 
 // What one io_uring completion makes of its slot.
@@ -3155,206 +3192,11 @@ void refill_idle(const std::vector<Slot> &slots, bool &pass_over, Refill &refill
 // slot owns a buffer (reads) and the time it was queued; a completion is
 // timed with one clock read, which is also the queue time of the I/O that
 // refills its slot.  At the end of a pass the slots drain before the
-// pass-end step, then all are refilled.
-template <bool Write, bool Random>
+// pass-end step, then all are refilled.  A mix draws each slot's way as it
+// is refilled: slot i writes from buffer slot i and reads into slot
+// depth + i.
+template <Way W, bool Random>
 void uring_loop(Worker &w)
-{
-	const Target &t = *w.target;
-	const bool time_based = w.plan->opt.time_limit > 0;
-	std::int64_t deadline = deadline_of(w);
-	const unsigned depth = w.plan->opt.queue_depth;
-	Offsets<Random> offsets(t, w.plan->block_size, order_seed(w));
-	Ring &ring = *w.ring;
-	std::vector<Slot> slots(depth);
-	std::uint64_t bytes = 0, ops = 0;
-	std::int64_t last = w.start_ns;
-	unsigned inflight = 0;
-	bool pass_over = false;		// this pass has no more offsets
-	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
-
-	const bool stamped = Write && w.plan->opt.random_buffer;
-	const bool verifying = w.plan->opt.verify;
-	const std::size_t stride = Write && !stamped ? 0 : w.plan->slot_stride;	// a buffer per slot, or one shared
-	std::vector<char *> starts(depth);
-	std::uint64_t io_number = 0;	// I/Os queued so far: the -R stamp and the pool rotation
-	auto refill = [&](unsigned i, std::int64_t now) {
-		Slot &s = slots[i];
-		if (finished || pass_over)
-			return;
-		if (!offsets.next(s.offset, s.len)) {
-			pass_over = true;
-			return;
-		}
-		s.done = 0;
-		s.queued_ns = now;
-		starts[i] = w.buffer + i * stride;
-		if (stamped) {
-			starts[i] += rotation(w, io_number);
-			mark(w, starts[i], s.len, t.base + s.offset, io_number);
-			if (verifying)	// the pattern counts in the rate, not in the write's latency
-				s.queued_ns = now_ns();
-		}
-		io_number++;
-		ring.queue(starts[i], s.len, t.base + s.offset, i);
-		inflight++;
-	};
-	auto count = [&](const Slot &s, std::int64_t now) {
-		w.latency.add(static_cast<std::uint64_t>(now - s.queued_ns));
-		ops++;
-		last = now;
-	};
-
-	w.passes = 1;
-	for (unsigned i = 0; i < depth; i++)
-		refill(i, w.start_ns);
-	while (inflight > 0) {
-		if (int err = ring.submit_and_wait(inflight)) {
-			fail(w, ring_error(t.path, err));
-			break;
-		}
-		std::int64_t now = now_ns();
-		unsigned index;
-		int res;
-		while (ring.reap(index, res)) {
-			Slot &s = slots[index];
-			inflight--;
-			bool stop = g_stop.load(std::memory_order_relaxed);
-			if (stop || (time_based && now >= deadline))
-				finished = true;
-			if (res > 0)
-				bytes += static_cast<std::uint64_t>(res);
-			switch (settle<Write>(s, res)) {
-			case Settled::failed:
-				fail_io(w, Write, -res, t.base + s.offset + s.done);
-				finished = true;
-				break;
-			case Settled::partial:
-				if (stop) {	// what moved is an I/O, cut short
-					count(s, now);
-					break;
-				}
-				ring.queue(starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index);
-				inflight++;
-				break;
-			case Settled::ended:
-				if (Write)
-					fail_io(w, true, EIO, t.base + s.offset + s.done);
-				else
-					w.eof_at = t.base + s.offset + s.done;
-				finished = true;
-				if (s.done > 0)
-					count(s, now);
-				break;
-			case Settled::complete:
-				count(s, now);
-				if (!Write && verifying)	// before the slot is refilled; not in the next read's latency
-					w.verify.check_block(starts[index], s.len, t.base + s.offset);
-				refill(index, !Write && verifying ? now_ns() : now);
-				break;
-			}
-		}
-		w.bytes_done.store(bytes, std::memory_order_relaxed);
-		if (w.ramp_end_ns && now >= w.ramp_end_ns && !finished) {
-			bytes = ops = 0;
-			last = now;
-			open_window(w, offsets, last);
-			deadline = deadline_of(w);
-			refill_idle(slots, pass_over, refill, last);
-		}
-		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
-			pass_over = false;
-			for (unsigned i = 0; i < depth; i++)
-				refill(i, last);
-		}
-	}
-	w.bytes = bytes;
-	w.ops = ops;
-	w.end_ns = last;
-}
-
-// A mix at queue depth 1 (-M): io_loop with a draw per I/O for its way.
-// Writes go from the thread's first slot (stamped with -R), reads into its
-// second (see make_plan), so that no read changes what a write sends.  The
-// two sides are counted apart; the latency histogram gets both at the end.
-template <bool Random>
-void mix_loop(Worker &w)
-{
-	const Target &t = *w.target;
-	const Plan &plan = *w.plan;
-	const bool time_based = plan.opt.time_limit > 0;
-	std::int64_t deadline = deadline_of(w);
-	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
-	MixChooser choose(mix_seed(w), plan.opt.mix);
-	const bool stamped = plan.opt.random_buffer;
-	const unsigned sync_every = plan.opt.fsync_every;
-	char *const read_buffer = w.buffer + plan.slot_stride;
-	Histogram *latency[2] = {&*w.read_latency, &*w.write_latency};
-	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0}, offset, failed_at = 0;	// [0]: reads, [1]: writes
-	unsigned unsynced = 0;
-	std::size_t len;
-	std::int64_t prev = w.start_ns;
-
-	w.passes = 1;
-	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
-		const bool write = !choose.read();
-		ssize_t n;
-		if (write) {
-			char *buffer = w.buffer;
-			if (stamped) {
-				buffer += rotation(w, ops[1]);
-				stamp(buffer, len, t.base + offset, ops[1]);
-			}
-			n = transfer<true>(w.fd, buffer, len, t.base + offset, failed_at);
-		} else {
-			n = transfer<false>(w.fd, read_buffer, len, t.base + offset, failed_at);
-		}
-		std::int64_t now = now_ns();
-		if (n < 0) {
-			fail_io(w, write, static_cast<int>(-n), failed_at);
-			break;
-		}
-		if (n == 0) {	// end of file (the file shrank): nothing was read
-			w.eof_at = t.base + offset;
-			break;
-		}
-		latency[write]->add(static_cast<std::uint64_t>(now - prev));
-		prev = now;
-		bytes[write] += static_cast<std::uint64_t>(n);
-		ops[write]++;
-		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
-		if (static_cast<std::size_t>(n) < len) {
-			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
-			break;
-		}
-		if (write && sync_every && ++unsynced == sync_every) {
-			unsynced = 0;
-			if (!sync_step(w, prev))
-				break;
-		}
-		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
-			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
-			unsynced = 0;
-			open_window(w, offsets, prev);
-			deadline = deadline_of(w);
-		}
-		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
-			break;
-	}
-	w.read_bytes = bytes[0];
-	w.read_ops = ops[0];
-	w.write_bytes = bytes[1];
-	w.write_ops = ops[1];
-	w.bytes = bytes[0] + bytes[1];
-	w.ops = ops[0] + ops[1];
-	w.latency.merge(*latency[0]);
-	w.latency.merge(*latency[1]);
-	w.end_ns = prev;
-}
-
-// A mix at queue depth N: uring_loop with a draw per I/O for its way.
-// Slot i writes from buffer slot i and reads into slot depth + i.
-template <bool Random>
-void mix_uring_loop(Worker &w)
 {
 	const Target &t = *w.target;
 	const Plan &plan = *w.plan;
@@ -3365,17 +3207,30 @@ void mix_uring_loop(Worker &w)
 	MixChooser choose(mix_seed(w), plan.opt.mix);
 	Ring &ring = *w.ring;
 	std::vector<Slot> slots(depth);
-	Histogram *latency[2] = {&*w.read_latency, &*w.write_latency};
-	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0};	// [0]: reads, [1]: writes
+	Histogram *latency[2] = {&w.latency, &w.latency};	// [0]: reads, [1]: writes
+	if (W == Way::mix) {
+		latency[0] = &*w.read_latency;
+		latency[1] = &*w.write_latency;
+	}
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0};
 	std::int64_t last = w.start_ns;
 	unsigned inflight = 0;
 	bool pass_over = false;		// this pass has no more offsets
 	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
 
-	const bool stamped = plan.opt.random_buffer;
-	const std::size_t stride = plan.slot_stride;
+	const bool stamped = W != Way::read && plan.opt.random_buffer;
+	const bool verifying = plan.opt.verify;	// never with a mix
+	// A buffer per slot, or one shared by every write of zeros.
+	const std::size_t stride = W == Way::write && !stamped ? 0 : plan.slot_stride;
 	std::vector<char *> starts(depth);
 	std::uint64_t writes_queued = 0;	// the -R stamp and the pool rotation
+	auto queue = [&](unsigned i) {	// what is left of slot i's I/O
+		const Slot &s = slots[i];
+		if (W == Way::mix)	// each I/O its own way; else the ring's template has it
+			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i, s.write);
+		else
+			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i);
+	};
 	auto refill = [&](unsigned i, std::int64_t now) {
 		Slot &s = slots[i];
 		if (finished || pass_over)
@@ -3386,18 +3241,20 @@ void mix_uring_loop(Worker &w)
 		}
 		s.done = 0;
 		s.queued_ns = now;
-		s.write = !choose.read();
+		s.write = W == Way::mix ? !choose.read() : W == Way::write;
 		if (s.write) {
 			starts[i] = w.buffer + i * stride;
 			if (stamped) {
 				starts[i] += rotation(w, writes_queued);
-				stamp(starts[i], s.len, t.base + s.offset, writes_queued);
+				mark(w, starts[i], s.len, t.base + s.offset, writes_queued);
+				if (verifying)	// the pattern counts in the rate, not in the write's latency
+					s.queued_ns = now_ns();
 			}
 			writes_queued++;
 		} else {
-			starts[i] = w.buffer + (depth + i) * stride;
+			starts[i] = w.buffer + (W == Way::mix ? depth + i : i) * stride;
 		}
-		ring.queue(starts[i], s.len, t.base + s.offset, i, s.write);
+		queue(i);
 		inflight++;
 	};
 	auto count = [&](const Slot &s, std::int64_t now) {
@@ -3435,7 +3292,7 @@ void mix_uring_loop(Worker &w)
 					count(s, now);
 					break;
 				}
-				ring.queue(starts[index] + s.done, s.len - s.done, t.base + s.offset + s.done, index, s.write);
+				queue(index);
 				inflight++;
 				break;
 			case Settled::ended:
@@ -3449,7 +3306,9 @@ void mix_uring_loop(Worker &w)
 				break;
 			case Settled::complete:
 				count(s, now);
-				refill(index, now);
+				if (!s.write && verifying)	// before the slot is refilled; not in the next read's latency
+					w.verify.check_block(starts[index], s.len, t.base + s.offset);
+				refill(index, !s.write && verifying ? now_ns() : now);
 				break;
 			}
 		}
@@ -3467,15 +3326,7 @@ void mix_uring_loop(Worker &w)
 				refill(i, last);
 		}
 	}
-	w.read_bytes = bytes[0];
-	w.read_ops = ops[0];
-	w.write_bytes = bytes[1];
-	w.write_ops = ops[1];
-	w.bytes = bytes[0] + bytes[1];
-	w.ops = ops[0] + ops[1];
-	w.latency.merge(*latency[0]);
-	w.latency.merge(*latency[1]);
-	w.end_ns = last;
+	end_loop<W>(w, bytes, ops, last);
 }
 
 // Why fdatasync belongs inside the timing: without it a buffered write
@@ -3508,6 +3359,17 @@ void discard_ramp(Worker &w)
 	w.passes = 0;
 }
 
+// The loop for this way, depth and pattern.
+template <Way W>
+void run_loop(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	if (o.queue_depth > 1)
+		o.random ? uring_loop<W, true>(w) : uring_loop<W, false>(w);
+	else
+		o.random ? io_loop<W, true>(w) : io_loop<W, false>(w);
+}
+
 // ramp_end_ns, for --ramp, was set before the barrier opened.
 void timed_phase(Worker &w)
 {
@@ -3516,24 +3378,14 @@ void timed_phase(Worker &w)
 	w.start_ns = now_ns();
 	w.cpu = sched_getcpu();
 	w.counting.store(w.ramp_end_ns == 0);
-	bool queued = o.queue_depth > 1;
-	if (is_mix(o)) {
-		if (queued)
-			o.random ? mix_uring_loop<true>(w) : mix_uring_loop<false>(w);
-		else
-			o.random ? mix_loop<true>(w) : mix_loop<false>(w);
+	if (is_mix(o))
+		run_loop<Way::mix>(w);
+	else if (is_write(o))
+		run_loop<Way::write>(w);
+	else
+		run_loop<Way::read>(w);
+	if (writes_target(o))
 		finish_write(w);
-	} else if (is_write(o)) {
-		if (queued)
-			o.random ? uring_loop<true, true>(w) : uring_loop<true, false>(w);
-		else
-			o.random ? io_loop<true, true>(w) : io_loop<true, false>(w);
-		finish_write(w);
-	} else if (queued) {
-		o.random ? uring_loop<false, true>(w) : uring_loop<false, false>(w);
-	} else {
-		o.random ? io_loop<false, true>(w) : io_loop<false, false>(w);
-	}
 	if (w.ramp_end_ns)
 		discard_ramp(w);
 	w.cpu_ns = thread_cpu_ns() - w.cpu_start_ns;

@@ -651,7 +651,7 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 		close(null_fd);
 		g_stop.store(false);
 		w.start_ns = now_ns();
-		uring_loop<false, false>(w);
+		uring_loop<Way::read, false>(w);
 		CHECK(w.error.msg == std::string("io_uring_enter: ") + path + ": " + std::strerror(EOPNOTSUPP));
 		g_stop.store(false);
 	}
