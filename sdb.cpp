@@ -3886,8 +3886,11 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
 	getrusage(RUSAGE_SELF, &r.usage_before);
-	r.start_ns = ramp_end;
-	r.start_unix_ns = realtime_ns() - (now_ns() - ramp_end);
+	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
+	// empty window when it stopped, not at the ramp's end still ahead.
+	std::int64_t now = now_ns();
+	r.start_ns = std::min(now, ramp_end);
+	r.start_unix_ns = realtime_ns() - (now - r.start_ns);
 }
 
 // Main thread while the workers run: the sampler, the progress line and the

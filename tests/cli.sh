@@ -1419,6 +1419,26 @@ else
 fi
 fi
 
+# ------------------------------------------------------------ interactions
+# The features of issues 16 and 17 together (--ramp, -M, --fsync, --verify,
+# --start-at, --merge, --hosts).
+if section interactions; then
+# Ctrl-C in a long --ramp: nothing counted, and the empty window is dated
+# when the run stopped, not at the end of a ramp that never came.
+"$sdb" -w -f rampint -s 8m --ramp 60 -t 1 --json >rampint.json 2>/dev/null &
+pid=$!
+for try in $(seq 100); do [ -e rampint ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT $pid
+wait $pid; rc=$?
+now=$(date +%s.%N)
+check "SIGINT in --ramp: exit 130, interrupted, nothing counted" "130 true 0" \
+	"$rc $(jq -r '"\(.interrupted) \(.total.bytes)"' rampint.json 2>&1)"
+check "SIGINT in --ramp: start_unix and end_unix not after the run ended" true \
+	"$(jq --argjson now "$now" '.start_unix <= $now and .end_unix <= $now' rampint.json 2>&1)"
+rm -f rampint rampint.json
+fi
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 echo "cli: $pass $fail $skip" >>"$counts"
 [ "$fail" -eq 0 ]
