@@ -5250,14 +5250,17 @@ std::string format_unix(std::int64_t ns)
 	return format("%s.%06ld %s", date, static_cast<long>(ns % 1000000000 / 1000), zone);
 }
 
-// When the barrier opened, and with --start-at how long after its time.
+// When the timed window opened (the barrier, or the end of a --ramp), and
+// with --start-at how long after its time the barrier opened.
 std::string describe_start(const RunResult &r, const Options &o)
 {
 	std::string s = format("Started at %s (Unix %s)", format_unix(r.start_unix_ns).c_str(),
 			       json_unix(r.start_unix_ns).c_str());
+	if (o.ramp > 0)
+		s += format(", the end of the %g s ramp", o.ramp);
 	if (o.start_at_ns)
-		s += format(", %s after --start-at's %s", format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(),
-			    json_unix(o.start_at_ns).c_str());
+		s += format("%s %s after --start-at's %s", o.ramp > 0 ? " begun" : ",",
+			    format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(), json_unix(o.start_at_ns).c_str());
 	return s;
 }
 

@@ -1437,6 +1437,12 @@ check "SIGINT in --ramp: exit 130, interrupted, nothing counted" "130 true 0" \
 check "SIGINT in --ramp: start_unix and end_unix not after the run ended" true \
 	"$(jq --argjson now "$now" '.start_unix <= $now and .end_unix <= $now' rampint.json 2>&1)"
 rm -f rampint rampint.json
+# -v with --ramp and --start-at: the start shown is the ramp's end, and the
+# lateness is the barrier's (the ramp began then), not a second late.
+run -v -w -f rampv -s 8m --ramp 0.2 -t 0.2 --start-at +0.3
+matches "-v --ramp --start-at: the window opens at the ramp's end, which began at --start-at" "$out" \
+	"*Started at *, the end of the 0.2 s ramp begun * after --start-at's *"
+rm -f rampv
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
