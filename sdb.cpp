@@ -7162,7 +7162,10 @@ Merged merge_runs(std::vector<HostRun> &runs)
 // The header's account of the test, from the first input's options.
 std::string describe_options(const Json &o)
 {
-	std::string s = format("%s %s", o.str("op").c_str(), o.str("mode").c_str());
+	std::string s = o.str("op");
+	if (o.find("mix", Json::Type::number))	// -M: as the run's own header says it
+		s += format(" %g%% read", o.num("mix"));
+	s += " " + o.str("mode");
 	if (o.find("block_size", Json::Type::number))
 		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("block_size"))) + " blocks";
 	if (o.find("size", Json::Type::number))
@@ -7173,6 +7176,9 @@ std::string describe_options(const Json &o)
 	if (o.flag("sync")) s += ", O_SYNC";
 	if (o.flag("cached")) s += ", cached";
 	if (o.num("queue_depth", 1) > 1) s += format(", queue depth %.0f", o.num("queue_depth"));
+	if (o.num("fsync") > 0) s += format(", fdatasync every %g write%s", o.num("fsync"), o.num("fsync") == 1 ? "" : "s");
+	if (o.num("ramp") > 0) s += format(", %g s ramp first (not counted)", o.num("ramp"));
+	if (o.flag("verify")) s += ", --verify";
 	return s;
 }
 

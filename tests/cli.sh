@@ -1443,6 +1443,13 @@ run -v -w -f rampv -s 8m --ramp 0.2 -t 0.2 --start-at +0.3
 matches "-v --ramp --start-at: the window opens at the ramp's end, which began at --start-at" "$out" \
 	"*Started at *, the end of the 0.2 s ramp begun * after --start-at's *"
 rm -f rampv
+# --merge of -M, --fsync and --ramp runs: the header says what they ran.
+run -M 70 -f mixm -s 1m -b 4k --fsync 2 --ramp 0.1 -t 0.2 --json
+printf '%s\n' "$out" >mixm.json
+run --merge mixm.json mixm.json
+matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
+	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
+rm -f mixm mixm.json
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
