@@ -7353,9 +7353,12 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 {
 	const char *remote = std::getenv("SDB_REMOTE");
 	std::string cmd = remote && *remote ? remote : "sdb";
+	std::string file = opt.file;	// %h and %r expanded here; each host expands -f's pattern itself
 	bool start_given = false;
 	for (const std::string &g : opt.given) {
 		std::string name = g.substr(0, g.find('='));
+		if (name == "--file" && g.size() > 7)
+			file = g.substr(7);
 		if (name == "--hosts" || name == "--file" || name == "--json")
 			continue;
 		if (name == "--start-at") {	// +SEC from here, not from each host's own now
@@ -7367,7 +7370,7 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		}
 		cmd += " " + shell_quote(g);
 	}
-	cmd += " " + shell_quote("--file=" + (h.path.empty() ? opt.file : h.path)) + " --json";
+	cmd += " " + shell_quote("--file=" + (h.path.empty() ? file : h.path)) + " --json";
 	if (!start_given)
 		cmd += " " + shell_quote(format("--start-at=%.3f", start_at));
 	return cmd;

@@ -1450,6 +1450,18 @@ run --merge mixm.json mixm.json
 matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
 	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
 rm -f mixm mixm.json
+# --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
+# here): -f's %h and %r go to each host as given, for it to expand, and
+# the new options reach it.
+mkdir -p hostsx
+printf '#!/bin/sh\nshift\nprintf "%%s\\n" "$*" >>"%s/hostsx/ssh.log"\nexec sh -c "$*"\n' "$work" >hostsx/fakessh
+chmod +x hostsx/fakessh
+SDB_SSH=$work/hostsx/fakessh SDB_REMOTE=$sdb run --hosts localhost -M 70 -s 1m -b 4k --fsync 1 --ramp 0.1 -t 0.2 \
+	-f "$work/hostsx/t.%h.%r" --json
+check "--hosts -M --fsync --ramp: exit 0, one host merged" "0 1" "$rc $(jq '.total.hosts' <<<"$out")"
+contains "--hosts: -f's pattern goes to the host unexpanded" "$(cat hostsx/ssh.log)" "'--file=$work/hostsx/t.%h.%r'"
+contains "--hosts: -M, --fsync and --ramp go to the host" "$(cat hostsx/ssh.log)" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
+rm -rf hostsx
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
