@@ -803,11 +803,11 @@ Error check_combination(const Options &o)
 	}
 	if (!o.hosts.empty()) {
 		if (o.quick)
-			return usage_error("--hosts and --quick: --hosts runs one test (-w or -r) on each host");
+			return usage_error("--hosts and --quick: --hosts runs one test (-w, -r or -M) on each host");
 		if (o.explain)
 			return usage_error("--hosts and --explain: explain the run without --hosts");
 		if (o.op == Options::Op::none)
-			return usage_error("--hosts: needs -w or -r, the test to run on each host");
+			return usage_error("--hosts: needs -w, -r or -M, the test to run on each host");
 		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
 		if (o.file.empty() && !paths)
 			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
@@ -819,12 +819,12 @@ Error check_combination(const Options &o)
 	if (o.explain && o.json)
 		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
 	if (o.explain && o.op == Options::Op::none && !o.quick)
-		return usage_error("--explain: needs -w, -r or --quick, a test to explain");
+		return usage_error("--explain: needs -w, -r, -M or --quick, a test to explain");
 	if (o.start_at_ns && (o.quick || o.explain))
-		return usage_error("--start-at and %s: a start time is for one run (-w or -r)",
+		return usage_error("--start-at and %s: a start time is for one run (-w, -r or -M)",
 				   o.quick ? "--quick" : "--explain");
 	if (o.start_at_ns && o.op == Options::Op::none)
-		return usage_error("--start-at: needs -w or -r, a run to start");
+		return usage_error("--start-at: needs -w, -r or -M, a run to start");
 	if (o.quick) {
 		if (o.file.empty())
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
