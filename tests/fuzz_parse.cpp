@@ -236,7 +236,8 @@ void check_args(std::string_view in)
 	FUZZ_CHECK(o.threads >= 1 && o.threads <= 4096);
 	FUZZ_CHECK(o.queue_depth >= 1 && o.queue_depth <= 4096);
 	FUZZ_CHECK(o.time_limit == 0 || (o.time_limit > 0 && o.time_limit <= 366.0 * 86400));
-	FUZZ_CHECK(o.op == Options::Op::none || o.op == Options::Op::write || o.op == Options::Op::read);
+	FUZZ_CHECK(o.op == Options::Op::none || o.op == Options::Op::write || o.op == Options::Op::read ||
+		   o.op == Options::Op::mix);
 
 	switch (p.action) {
 	case Action::help:
@@ -254,16 +255,19 @@ void check_args(std::string_view in)
 			break;
 		}
 		FUZZ_CHECK(p.error.status == exit_ok && p.error.msg.empty());
-		// Three shapes: a test (-w or -r on a FILE), -T alone (the I/O
-		// options are then ignored), or --quick on a path, which picks
-		// its own tests.
-		if (o.quick) {
+		// Four shapes: a test (-w, -r or -M on a FILE, or on each of
+		// --hosts), -T alone (the I/O options are then ignored), --quick
+		// on a path, which picks its own tests, or --merge FILE...
+		if (o.merge) {
+			FUZZ_CHECK(o.op == Options::Op::none && !o.merge_files.empty() && !o.quick && o.hosts.empty());
+		} else if (o.quick) {
 			FUZZ_CHECK(o.op == Options::Op::none && !o.file.empty());
 		} else if (o.op == Options::Op::none) {
 			FUZZ_CHECK(o.timing);
 		} else {
-			FUZZ_CHECK(!o.file.empty());
+			FUZZ_CHECK(!o.file.empty() || !o.hosts.empty());
 			FUZZ_CHECK(!(o.cached && o.direct));
+			FUZZ_CHECK(o.op == Options::Op::mix ? o.mix <= 100 : true);
 		}
 		FUZZ_CHECK(!o.keep || o.quick);
 		FUZZ_CHECK(!o.runs || o.quick);
