@@ -6932,6 +6932,10 @@ struct HostRun {
 	std::string error;
 };
 
+// A document's count or size as an integer: one below 1 or past what 64
+// bits hold (foreign or damaged JSON) is 0, never a conversion out of range.
+std::uint64_t json_whole(double v) { return v >= 1 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : 0; }
+
 // [[low, high, count], ...] into h: every bucket must be one of sdb's.
 Error add_histogram(const Json &buckets, Histogram &h, const std::string &name)
 {
@@ -6971,12 +6975,12 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r)
 				     name.c_str());
 	r.options = *options;
 	r.host = doc.str("host");
-	r.bytes = static_cast<std::uint64_t>(std::max(0.0, total->num("bytes")));
-	r.ops = static_cast<std::uint64_t>(std::max(0.0, total->num("ops")));
+	r.bytes = json_whole(total->num("bytes"));
+	r.ops = json_whole(total->num("ops"));
 	r.seconds = std::max(0.0, total->num("seconds"));
 	const Json *threads = doc.find("threads", Json::Type::array);
 	r.threads = threads ? static_cast<unsigned>(threads->items.size())
-			    : static_cast<unsigned>(total->num("threads", options->num("threads", 1)));
+			    : static_cast<unsigned>(json_whole(total->num("threads", options->num("threads", 1))));
 	if (threads) {	// a run's document: the threads' histograms
 		r.histogram = !threads->items.empty();
 		for (const Json &t : threads->items) {
@@ -6990,7 +6994,7 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r)
 		}
 		const Json *lat = threads->items.size() == 1 ? threads->items[0].find("latency_ns", Json::Type::object) : nullptr;
 		if (lat && lat->find("p99", Json::Type::number))
-			r.p99 = static_cast<std::uint64_t>(lat->num("p99"));
+			r.p99 = json_whole(lat->num("p99"));
 	} else if (const Json *h = total->find("histogram", Json::Type::array)) {	// a merged document
 		r.histogram = true;
 		if (Error e = add_histogram(*h, r.latency, name))
@@ -7167,9 +7171,9 @@ std::string describe_options(const Json &o)
 		s += format(" %g%% read", o.num("mix"));
 	s += " " + o.str("mode");
 	if (o.find("block_size", Json::Type::number))
-		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("block_size"))) + " blocks";
+		s += ", " + format_bytes(json_whole(o.num("block_size"))) + " blocks";
 	if (o.find("size", Json::Type::number))
-		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("size"))) + " per thread";
+		s += ", " + format_bytes(json_whole(o.num("size"))) + " per thread";
 	if (o.num("time_limit") > 0)
 		s += format(", %g s per thread", o.num("time_limit"));
 	if (o.flag("direct")) s += ", O_DIRECT";

@@ -1462,6 +1462,13 @@ check "--hosts -M --fsync --ramp: exit 0, one host merged" "0 1" "$rc $(jq '.tot
 contains "--hosts: -f's pattern goes to the host unexpanded" "$(cat hostsx/ssh.log)" "'--file=$work/hostsx/t.%h.%r'"
 contains "--hosts: -M, --fsync and --ramp go to the host" "$(cat hostsx/ssh.log)" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
 rm -rf hostsx
+# --merge of a damaged document: sizes past 64 bits are taken as 0, not
+# converted out of range (undefined behaviour; 8 EiB on x86).
+run -w -f dmg -s 64k -b 16k --json
+jq '.total.bytes = 1e300 | .options.block_size = 1e300' <<<"$out" >dmg.json
+run --merge dmg.json --json
+check "--merge: a total of 1e300 bytes is read as 0" "0 0" "$rc $(jq '.total.bytes' <<<"$out")"
+rm -f dmg dmg.json
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
