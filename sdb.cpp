@@ -820,11 +820,11 @@ Error check_combination(const Options &o)
 	}
 	if (!o.hosts.empty()) {
 		if (o.quick)
-			return usage_error("--hosts and --quick: --hosts runs one test (-w or -r) on each host");
+			return usage_error("--hosts and --quick: --hosts runs one test (-w, -r or -M) on each host");
 		if (o.explain)
 			return usage_error("--hosts and --explain: explain the run without --hosts");
 		if (o.op == Options::Op::none)
-			return usage_error("--hosts: needs -w or -r, the test to run on each host");
+			return usage_error("--hosts: needs -w, -r or -M, the test to run on each host");
 		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
 		if (o.file.empty() && !paths)
 			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
@@ -836,12 +836,12 @@ Error check_combination(const Options &o)
 	if (o.explain && o.json)
 		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
 	if (o.explain && o.op == Options::Op::none && !o.quick)
-		return usage_error("--explain: needs -w, -r or --quick, a test to explain");
+		return usage_error("--explain: needs -w, -r, -M or --quick, a test to explain");
 	if (o.start_at_ns && (o.quick || o.explain))
-		return usage_error("--start-at and %s: a start time is for one run (-w or -r)",
+		return usage_error("--start-at and %s: a start time is for one run (-w, -r or -M)",
 				   o.quick ? "--quick" : "--explain");
 	if (o.start_at_ns && o.op == Options::Op::none)
-		return usage_error("--start-at: needs -w or -r, a run to start");
+		return usage_error("--start-at: needs -w, -r or -M, a run to start");
 	if (o.quick) {
 		if (o.file.empty())
 			return usage_error("--quick needs -f PATH: a directory, or a new file name");
@@ -3819,8 +3819,11 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
 	getrusage(RUSAGE_SELF, &r.usage_before);
-	r.start_ns = ramp_end;
-	r.start_unix_ns = realtime_ns() - (now_ns() - ramp_end);
+	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
+	// empty window when it stopped, not at the ramp's end still ahead.
+	std::int64_t now = now_ns();
+	r.start_ns = std::min(now, ramp_end);
+	r.start_unix_ns = realtime_ns() - (now - r.start_ns);
 }
 
 // Main thread while the workers run: the sampler, the progress line and the
@@ -5181,14 +5184,17 @@ std::string format_unix(std::int64_t ns)
 	return format("%s.%06ld %s", date, static_cast<long>(ns % 1000000000 / 1000), zone);
 }
 
-// When the barrier opened, and with --start-at how long after its time.
+// When the timed window opened (the barrier, or the end of a --ramp), and
+// with --start-at how long after its time the barrier opened.
 std::string describe_start(const RunResult &r, const Options &o)
 {
 	std::string s = format("Started at %s (Unix %s)", format_unix(r.start_unix_ns).c_str(),
 			       json_unix(r.start_unix_ns).c_str());
+	if (o.ramp > 0)
+		s += format(", the end of the %g s ramp", o.ramp);
 	if (o.start_at_ns)
-		s += format(", %s after --start-at's %s", format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(),
-			    json_unix(o.start_at_ns).c_str());
+		s += format("%s %s after --start-at's %s", o.ramp > 0 ? " begun" : ",",
+			    format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(), json_unix(o.start_at_ns).c_str());
 	return s;
 }
 
@@ -6804,6 +6810,10 @@ struct HostRun {
 	std::string error;
 };
 
+// A document's count or size as an integer: one below 1 or past what 64
+// bits hold (foreign or damaged JSON) is 0, never a conversion out of range.
+std::uint64_t json_whole(double v) { return v >= 1 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : 0; }
+
 // [[low, high, count], ...] into h: every bucket must be one of sdb's.
 Error add_histogram(const Json &buckets, Histogram &h, const std::string &name)
 {
@@ -6843,12 +6853,12 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r)
 				     name.c_str());
 	r.options = *options;
 	r.host = doc.str("host");
-	r.bytes = static_cast<std::uint64_t>(std::max(0.0, total->num("bytes")));
-	r.ops = static_cast<std::uint64_t>(std::max(0.0, total->num("ops")));
+	r.bytes = json_whole(total->num("bytes"));
+	r.ops = json_whole(total->num("ops"));
 	r.seconds = std::max(0.0, total->num("seconds"));
 	const Json *threads = doc.find("threads", Json::Type::array);
 	r.threads = threads ? static_cast<unsigned>(threads->items.size())
-			    : static_cast<unsigned>(total->num("threads", options->num("threads", 1)));
+			    : static_cast<unsigned>(json_whole(total->num("threads", options->num("threads", 1))));
 	if (threads) {	// a run's document: the threads' histograms
 		r.histogram = !threads->items.empty();
 		for (const Json &t : threads->items) {
@@ -6862,7 +6872,7 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r)
 		}
 		const Json *lat = threads->items.size() == 1 ? threads->items[0].find("latency_ns", Json::Type::object) : nullptr;
 		if (lat && lat->find("p99", Json::Type::number))
-			r.p99 = static_cast<std::uint64_t>(lat->num("p99"));
+			r.p99 = json_whole(lat->num("p99"));
 	} else if (const Json *h = total->find("histogram", Json::Type::array)) {	// a merged document
 		r.histogram = true;
 		if (Error e = add_histogram(*h, r.latency, name))
@@ -7034,17 +7044,23 @@ Merged merge_runs(std::vector<HostRun> &runs)
 // The header's account of the test, from the first input's options.
 std::string describe_options(const Json &o)
 {
-	std::string s = format("%s %s", o.str("op").c_str(), o.str("mode").c_str());
+	std::string s = o.str("op");
+	if (o.find("mix", Json::Type::number))	// -M: as the run's own header says it
+		s += format(" %g%% read", o.num("mix"));
+	s += " " + o.str("mode");
 	if (o.find("block_size", Json::Type::number))
-		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("block_size"))) + " blocks";
+		s += ", " + format_bytes(json_whole(o.num("block_size"))) + " blocks";
 	if (o.find("size", Json::Type::number))
-		s += ", " + format_bytes(static_cast<std::uint64_t>(o.num("size"))) + " per thread";
+		s += ", " + format_bytes(json_whole(o.num("size"))) + " per thread";
 	if (o.num("time_limit") > 0)
 		s += format(", %g s per thread", o.num("time_limit"));
 	if (o.flag("direct")) s += ", O_DIRECT";
 	if (o.flag("sync")) s += ", O_SYNC";
 	if (o.flag("cached")) s += ", cached";
 	if (o.num("queue_depth", 1) > 1) s += format(", queue depth %.0f", o.num("queue_depth"));
+	if (o.num("fsync") > 0) s += format(", fdatasync every %g write%s", o.num("fsync"), o.num("fsync") == 1 ? "" : "s");
+	if (o.num("ramp") > 0) s += format(", %g s ramp first (not counted)", o.num("ramp"));
+	if (o.flag("verify")) s += ", --verify";
 	return s;
 }
 
@@ -7219,9 +7235,12 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 {
 	const char *remote = std::getenv("SDB_REMOTE");
 	std::string cmd = remote && *remote ? remote : "sdb";
+	std::string file = opt.file;	// %h and %r expanded here; each host expands -f's pattern itself
 	bool start_given = false;
 	for (const std::string &g : opt.given) {
 		std::string name = g.substr(0, g.find('='));
+		if (name == "--file" && g.size() > 7)
+			file = g.substr(7);
 		if (name == "--hosts" || name == "--file" || name == "--json")
 			continue;
 		if (name == "--start-at") {	// +SEC from here, not from each host's own now
@@ -7233,7 +7252,7 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		}
 		cmd += " " + shell_quote(g);
 	}
-	cmd += " " + shell_quote("--file=" + (h.path.empty() ? opt.file : h.path)) + " --json";
+	cmd += " " + shell_quote("--file=" + (h.path.empty() ? file : h.path)) + " --json";
 	if (!start_given)
 		cmd += " " + shell_quote(format("--start-at=%.3f", start_at));
 	return cmd;

@@ -1419,6 +1419,58 @@ else
 fi
 fi
 
+# ------------------------------------------------------------ interactions
+# The features of issues 16 and 17 together (--ramp, -M, --fsync, --verify,
+# --start-at, --merge, --hosts).
+if section interactions; then
+# Ctrl-C in a long --ramp: nothing counted, and the empty window is dated
+# when the run stopped, not at the end of a ramp that never came.
+"$sdb" -w -f rampint -s 8m --ramp 60 -t 1 --json >rampint.json 2>/dev/null &
+pid=$!
+for try in $(seq 100); do [ -e rampint ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT $pid
+wait $pid; rc=$?
+now=$(date +%s.%N)
+check "SIGINT in --ramp: exit 130, interrupted, nothing counted" "130 true 0" \
+	"$rc $(jq -r '"\(.interrupted) \(.total.bytes)"' rampint.json 2>&1)"
+check "SIGINT in --ramp: start_unix and end_unix not after the run ended" true \
+	"$(jq --argjson now "$now" '.start_unix <= $now and .end_unix <= $now' rampint.json 2>&1)"
+rm -f rampint rampint.json
+# -v with --ramp and --start-at: the start shown is the ramp's end, and the
+# lateness is the barrier's (the ramp began then), not a second late.
+run -v -w -f rampv -s 8m --ramp 0.2 -t 0.2 --start-at +0.3
+matches "-v --ramp --start-at: the window opens at the ramp's end, which began at --start-at" "$out" \
+	"*Started at *, the end of the 0.2 s ramp begun * after --start-at's *"
+rm -f rampv
+# --merge of -M, --fsync and --ramp runs: the header says what they ran.
+run -M 70 -f mixm -s 1m -b 4k --fsync 2 --ramp 0.1 -t 0.2 --json
+printf '%s\n' "$out" >mixm.json
+run --merge mixm.json mixm.json
+matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
+	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
+rm -f mixm mixm.json
+# --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
+# here): -f's %h and %r go to each host as given, for it to expand, and
+# the new options reach it.
+mkdir -p hostsx
+printf '#!/bin/sh\nshift\nprintf "%%s\\n" "$*" >>"%s/hostsx/ssh.log"\nexec sh -c "$*"\n' "$work" >hostsx/fakessh
+chmod +x hostsx/fakessh
+SDB_SSH=$work/hostsx/fakessh SDB_REMOTE=$sdb run --hosts localhost -M 70 -s 1m -b 4k --fsync 1 --ramp 0.1 -t 0.2 \
+	-f "$work/hostsx/t.%h.%r" --json
+check "--hosts -M --fsync --ramp: exit 0, one host merged" "0 1" "$rc $(jq '.total.hosts' <<<"$out")"
+contains "--hosts: -f's pattern goes to the host unexpanded" "$(cat hostsx/ssh.log)" "'--file=$work/hostsx/t.%h.%r'"
+contains "--hosts: -M, --fsync and --ramp go to the host" "$(cat hostsx/ssh.log)" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
+rm -rf hostsx
+# --merge of a damaged document: sizes past 64 bits are taken as 0, not
+# converted out of range (undefined behaviour; 8 EiB on x86).
+run -w -f dmg -s 64k -b 16k --json
+jq '.total.bytes = 1e300 | .options.block_size = 1e300' <<<"$out" >dmg.json
+run --merge dmg.json --json
+check "--merge: a total of 1e300 bytes is read as 0" "0 0" "$rc $(jq '.total.bytes' <<<"$out")"
+rm -f dmg dmg.json
+fi
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 echo "cli: $pass $fail $skip" >>"$counts"
 [ "$fail" -eq 0 ]

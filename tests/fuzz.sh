@@ -1,5 +1,6 @@
 #!/bin/sh
-# Fuzz sdb's option and SIZE parsers for a bounded time (make fuzz).
+# Fuzz sdb's option and SIZE parsers and --merge's JSON reading for a
+# bounded time (make fuzz).
 #
 #   sh tests/fuzz.sh SECONDS        from the top of the source tree
 #
@@ -82,6 +83,14 @@ cp tests/fuzz_seeds/* "$tmp/corpus/"
 		printf '"%s"\n' "$w"
 	done
 	printf '"\\x00"\n'
+	# --merge's documents: sdb's JSON keys and tokens.
+	for w in version host options total threads histogram latency_ns timeline unix start_unix end_unix \
+		bytes ops seconds interrupted warnings error; do
+		printf '"\\"%s\\":"\n' "$w"
+	done
+	for w in '{' '}' '[' ']' ',' 'null' 'true' 'false' '\\u' '\\ud800' '1e308' '-0' '1.8e19'; do
+		printf '"%s"\n' "$w"
+	done
 } >"$tmp/options.dict"
 
 echo "fuzz: running for $seconds s from $(ls "$tmp/corpus" | wc -l) seeds"

@@ -1,4 +1,5 @@
-// libFuzzer target for sdb's number parsers and its option parser.
+// libFuzzer target for sdb's number parsers, its option parser and the
+// JSON parser and document loading behind --merge.
 // Built and run by tests/fuzz.sh (make fuzz); seeds in tests/fuzz_seeds/.
 //
 // One input is used three ways:
@@ -11,7 +12,11 @@
 //      whose result must be a usage error (status 2, one line, naming
 //      what the user typed), help, version, or one of the runnable shapes;
 //   3. the same command line parsed again: parse_args is re-entrant, so the
-//      second result must equal the first.
+//      second result must equal the first;
+//   4. the whole input as what --merge reads: JsonParser (one document, and
+//      documents one after another), json_dump's text parsed back to the
+//      same text, load_run on each document, merge_runs, and both reports
+//      printed, the --json one parsed back by the same parser.
 // A broken promise is __builtin_trap(), which libFuzzer reports as a crash
 // with the input saved; ASan and UBSan catch the rest.
 #define SDB_NO_MAIN
@@ -231,7 +236,8 @@ void check_args(std::string_view in)
 	FUZZ_CHECK(o.threads >= 1 && o.threads <= 4096);
 	FUZZ_CHECK(o.queue_depth >= 1 && o.queue_depth <= 4096);
 	FUZZ_CHECK(o.time_limit == 0 || (o.time_limit > 0 && o.time_limit <= 366.0 * 86400));
-	FUZZ_CHECK(o.op == Options::Op::none || o.op == Options::Op::write || o.op == Options::Op::read);
+	FUZZ_CHECK(o.op == Options::Op::none || o.op == Options::Op::write || o.op == Options::Op::read ||
+		   o.op == Options::Op::mix);
 
 	switch (p.action) {
 	case Action::help:
@@ -249,16 +255,19 @@ void check_args(std::string_view in)
 			break;
 		}
 		FUZZ_CHECK(p.error.status == exit_ok && p.error.msg.empty());
-		// Three shapes: a test (-w or -r on a FILE), -T alone (the I/O
-		// options are then ignored), or --quick on a path, which picks
-		// its own tests.
-		if (o.quick) {
+		// Four shapes: a test (-w, -r or -M on a FILE, or on each of
+		// --hosts), -T alone (the I/O options are then ignored), --quick
+		// on a path, which picks its own tests, or --merge FILE...
+		if (o.merge) {
+			FUZZ_CHECK(o.op == Options::Op::none && !o.merge_files.empty() && !o.quick && o.hosts.empty());
+		} else if (o.quick) {
 			FUZZ_CHECK(o.op == Options::Op::none && !o.file.empty());
 		} else if (o.op == Options::Op::none) {
 			FUZZ_CHECK(o.timing);
 		} else {
-			FUZZ_CHECK(!o.file.empty());
+			FUZZ_CHECK(!o.file.empty() || !o.hosts.empty());
 			FUZZ_CHECK(!(o.cached && o.direct));
+			FUZZ_CHECK(o.op == Options::Op::mix ? o.mix <= 100 : true);
 		}
 		FUZZ_CHECK(!o.keep || o.quick);
 		FUZZ_CHECK(!o.runs || o.quick);
@@ -277,6 +286,68 @@ void check_args(std::string_view in)
 	FUZZ_CHECK(same(p, again.parse()));
 }
 
+// --merge's side: arbitrary bytes are a document, several, or a one-line
+// error; never a crash, a hang or undefined behaviour.
+void check_merge(std::string_view in)
+{
+	JsonParser whole(in);
+	Json doc;
+	if (whole.parse(doc)) {
+		// json_dump's text is JSON, and after one pass (invalid UTF-8
+		// becomes U+FFFD) dumping what it parses to is the same text.
+		std::string text = json_dump(doc);
+		Json again;
+		JsonParser back(text);
+		FUZZ_CHECK(back.parse(again));
+		text = json_dump(again);
+		Json third;
+		JsonParser back2(text);
+		FUZZ_CHECK(back2.parse(third));
+		if (json_dump(third) != text)
+			std::fprintf(stderr, "fuzz_parse: json_dump %s, parsed back: %s\n", text.c_str(), json_dump(third).c_str());
+		FUZZ_CHECK(json_dump(third) == text);
+	} else {
+		FUZZ_CHECK(*whole.what() != '\0');
+		FUZZ_CHECK(whole.offset() <= in.size());
+	}
+
+	// As run_merge reads a file: documents one after another.
+	JsonParser parser(in);
+	std::vector<HostRun> runs;
+	Json next;
+	while (runs.size() < 8 && parser.parse_next(next)) {
+		HostRun r;
+		r.source = "fuzz";
+		Error e = load_run(next, r.source, r);
+		if (e) {
+			FUZZ_CHECK(e.status == exit_runtime && e.msg.rfind("fuzz: ", 0) == 0);
+			FUZZ_CHECK(e.msg.find('\n') == std::string::npos);
+			return;
+		}
+		runs.push_back(std::move(r));
+		next = Json();
+	}
+	if (runs.empty())
+		return;
+	Merged m = merge_runs(runs);
+	static std::FILE *null_out = std::fopen("/dev/null", "w");
+	FUZZ_CHECK(null_out);
+	print_merged_human(null_out, runs, m, true);
+	char *buf = nullptr;
+	std::size_t len = 0;
+	std::FILE *mem = open_memstream(&buf, &len);
+	FUZZ_CHECK(mem);
+	print_merged_json(mem, runs, m, {}, false);
+	std::fclose(mem);
+	Json merged;
+	JsonParser out(std::string_view(buf, len));
+	bool valid = out.parse(merged);
+	if (!valid)
+		std::fprintf(stderr, "fuzz_parse: --merge --json wrote invalid JSON at byte %zu (%s)\n", out.offset(), out.what());
+	std::free(buf);
+	FUZZ_CHECK(valid);
+}
+
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
@@ -288,5 +359,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	check_count(in);
 	check_seconds(std::string(in));
 	check_args(in);
+	check_merge(in);
 	return 0;
 }

@@ -168,7 +168,7 @@ TEST_CASE("parse_args: usage errors name the option and value")
 		{{"--quick", "-f", "d", "--runs"}, "--runs: missing argument"},
 		{{"-w", "-f", "x", "--runs", "2"}, "--runs: only meaningful with --quick"},
 		{{"-w", "-f", "x", "--explain", "--json"}, "--explain and --json"},
-		{{"-T", "--explain"}, "--explain: needs -w, -r or --quick"},
+		{{"-T", "--explain"}, "--explain: needs -w, -r, -M or --quick"},
 		{{"-w", "-f", "x", "--explain=1"}, "--explain: takes no value"},
 	};
 	for (const Case &c : cases) {
@@ -482,7 +482,7 @@ TEST_CASE("parse_args: --start-at is for one -w or -r run")
 	      std::string::npos);
 	CHECK(Args{"-w", "-f", "x", "--explain", "--start-at", "+1"}.parse().error.msg.find("--start-at and --explain") !=
 	      std::string::npos);
-	CHECK(Args{"-T", "--start-at", "+1"}.parse().error.msg.find("--start-at: needs -w or -r") != std::string::npos);
+	CHECK(Args{"-T", "--start-at", "+1"}.parse().error.msg.find("--start-at: needs -w, -r or -M") != std::string::npos);
 	CHECK(Args{"-w", "-f", "x", "--start-at=soon"}.parse().error.status == exit_usage);
 }
 
@@ -1749,7 +1749,7 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 		{{"a.json"}, "a.json: unexpected argument"},
 		{{"--hosts", "h", "--quick", "-f", "d"}, "--hosts and --quick: "},
 		{{"--hosts", "h", "-w", "-f", "x", "--explain"}, "--hosts and --explain: "},
-		{{"--hosts", "h", "-f", "x"}, "--hosts: needs -w or -r"},
+		{{"--hosts", "h", "-f", "x"}, "--hosts: needs -w, -r or -M"},
 		{{"--hosts", "h,g:/x", "-w"}, "--hosts: needs -f FILE, or a PATH for every host"},
 		{{"--hosts", "h,,g", "-w", "-f", "x"}, "--hosts h,,g: an empty host name"},
 		{{"--hosts", "h:", "-w", "-f", "x"}, "--hosts h:: \"h:\": empty PATH after ':'"},
