@@ -4983,6 +4983,7 @@ struct VerifySummary {
 	std::uint64_t bytes = 0;	// read to check them
 	double seconds = 0;		// -w: the read-back's; -r: the run's, which checked as it read
 	bool read_back = false;		// -w: read back after the run; -r: checked as read
+	bool complete = true;		// false: a signal stopped it, the rest is unchecked
 	const Worker *first = nullptr;	// the first thread (by id) with a bad unit
 };
 
@@ -5237,7 +5238,8 @@ void print_verify(std::FILE *out, const Report &r)
 					       format_rate(rate(v.bytes, v.seconds)).c_str())
 				      : std::string("checked as read");
 	if (!v.bad) {
-		std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: all as written\n", v.units, how.c_str());
+		std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: %s\n", v.units, how.c_str(),
+			     v.complete ? "all as written" : "none bad before the interruption, the rest unchecked");
 		return;
 	}
 	std::string kinds;
@@ -5504,9 +5506,9 @@ std::string json_verify(const std::optional<VerifySummary> &verify)
 	}
 	return format("{\"units\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"kinds\": {\"zeros\": %" PRIu64
 		      ", \"misplaced\": %" PRIu64 ", \"corrupt\": %" PRIu64
-		      "}, \"first_bad\": %s, \"read_back\": %s, \"seconds\": %s, \"bytes_per_second\": %s}",
+		      "}, \"first_bad\": %s, \"read_back\": %s, \"complete\": %s, \"seconds\": %s, \"bytes_per_second\": %s}",
 		      v.units, v.bad, v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4], first.c_str(),
-		      json_bool(v.read_back).c_str(), json_number(v.seconds).c_str(),
+		      json_bool(v.read_back).c_str(), json_bool(v.complete).c_str(), json_number(v.seconds).c_str(),
 		      json_number(rate(v.bytes, v.seconds)).c_str());
 }
 
@@ -5696,7 +5698,9 @@ std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, cons
 			return std::nullopt;
 		v.read_back = true;
 		ex.error = read_all_back(plan, ex, waiter, v);
+		v.complete = !ex.result.interrupted;
 	} else {
+		v.complete = !ex.result.interrupted;
 		v.seconds = ex.totals.wall;
 		v.bytes = ex.totals.bytes;
 	}

@@ -1212,6 +1212,23 @@ run -w -f vt -s 1m -b 64k -t 0.3 --verify --json
 check "-t: passes rewrite the units, the last state checks clean" "0 true 256 0" \
 	"$rc $(jq -r '"\(.threads[0].passes > 1) \(.verify.units) \(.verify.bad)"' <<<"$out")"
 rm -f vj.* vt
+# Interrupted while checking as it reads: the units so far are good, and
+# the report says the rest went unchecked rather than "all as written".
+"$sdb" -w -f vi -s 16m --verify >/dev/null 2>&1
+"$sdb" -r -f vi --verify -b 4k -t 60 --json >vi.json 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid; rc=$?
+check "-r --verify interrupted: exit 130, verify.complete false, none bad" "130 false 0" \
+	"$rc $(jq -r '"\(.verify.complete) \(.verify.bad)"' vi.json)"
+"$sdb" -r -f vi --verify -b 4k -t 60 >vi.out 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+contains "-r --verify interrupted: says the rest is unchecked" "$(cat vi.out)" "none bad before the interruption, the rest unchecked"
+rm -f vi vi.json vi.out
 bad_input 2 "--verify and --cached" -w -f vc --verify --cached
 bad_input 2 "--verify and -M: a mix reads what it may be rewriting" -M 50 -f vc --verify
 bad_input 2 "--verify and --ramp" -w -f vc --verify --ramp 1
