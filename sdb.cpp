@@ -7213,7 +7213,10 @@ int run_merge(const Options &opt, std::FILE *out)
 			runs.push_back(std::move(r));
 	}
 	report_merged(out, runs, errors, opt.json, true, false);
-	return errors.empty() ? exit_ok : exit_runtime;
+	// A run that failed after it started (a bad --verify, an I/O error) is
+	// merged and warned about, and fails the merge as --hosts fails.
+	bool any_failed = std::any_of(runs.begin(), runs.end(), [](const HostRun &r) { return !r.error.empty(); });
+	return errors.empty() && !any_failed ? exit_ok : exit_runtime;
 }
 
 // A word for the remote shell: single-quoted, each ' as '\''.

@@ -1338,6 +1338,11 @@ contains "merge: starts apart" "$err" "starts 0.5"
 contains "merge: interrupted" "$err" "late.json: interrupted"
 contains "merge: warned" "$err" "late.json warned: something odd"
 check "merge: warnings in the JSON too" true "$(jq '[.warnings[] | select(startswith("options differ"))] | length == 2' <<<"$out")"
+# A document that failed after it started: merged, named, and exit 1.
+jq '.error = "--verify: 1 of 2048 units of 4 KiB bad"' m2.json >failed.json
+run --merge m0.json m1.json failed.json --json
+check "merge: a failed run still merges, and makes the exit status 1" "1 3" "$rc $(jq '.hosts | length' <<<"$out")"
+contains "merge: the failed run named" "$err" "failed.json: failed after it started: --verify: 1 of 2048"
 # Bad and foreign JSON: one line naming the file, exit 1.
 printf '{"version": "0.1.0", "total": {"bytes": 1,}\n' >bad.json
 echo '{"name": "not sdb"}' >foreign.json
@@ -1353,7 +1358,7 @@ contains "merge: the others still merged" "$out" "Total (2 results, 2 threads)"
 bad_input 2 "--merge: needs FILE" --merge
 bad_input 2 "--merge and --write" --merge m0.json -w
 bad_input 2 "--merge and --hosts" --merge m0.json --hosts h
-rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json bad.json foreign.json
+rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json failed.json bad.json foreign.json
 fi
 
 # ------------------------------------------------------------ many hosts
