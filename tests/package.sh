@@ -79,8 +79,8 @@ rm -rf "$setup"
 if as_readme_says "$src" "dpkg-buildpackage" >"$tmp/build.log" 2>&1; then
 	ok "README's command builds the .deb (as root, no sudo)"
 else
-	bad "README's command builds the .deb (as root, no sudo)" "last lines of the log:"
-	tail -n 40 "$tmp/build.log" | sed 's/^/    /'
+	bad "README's command builds the .deb (as root, no sudo)" "the failed tests and the last lines of the log:"
+	{ grep '^FAIL' "$tmp/build.log"; tail -n 30 "$tmp/build.log"; } | sed 's/^/    /'
 	finish
 fi
 # The summary line of make check, to show that the tests ran in the build.
