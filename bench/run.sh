@@ -90,6 +90,12 @@ FAST_HALF=$((FAST_BYTES / 2))
 # is measured around the processes for every tool (OUTSIDE=1): io_uring
 # hands I/O on zram to the kernel's io-wq worker threads, which fio's own
 # accounting (its job thread's rusage) leaves out.
+# etcd is etcd's disk check (its documentation's fio job): 2300-byte writes,
+# each followed by an fdatasync, into a new file ($E, removed and the file
+# system synced before every run); its value is the p99 of the syncs alone
+# (sdb --fsync 1: threads[0].sync; fio: sync.lat_ns), not of the writes.
+# mix is 70% reads and 30% writes of 4k at random, O_DIRECT, one thread, on
+# the laid-out write target $W; its value is reads + writes a second.
 CASES=$(cat <<'EOF'
 rand_cached | IOPS  | sdb  | sdb      | 4k rand read, page cache, 1 thread     | warm; sdb_run iops -r --cached -m rand -b 4k -s "$CACHE_SIZE" -t "$SECS" -f "$F"
 rand_cached | IOPS  | fio  | peer     | fio psync                              | warm; fio_run iops read --filename="$F" --rw=randread --bs=4k --ioengine=psync --invalidate=0 --size="$CACHE_BYTES" --time_based --runtime="$SECS"
@@ -125,6 +131,10 @@ fast_q32    | IOPS  | uring| limit    | uring                                  |
 fast_q32j2  | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32 -j 2   | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" -f "$Z"
 fast_q32j2  | IOPS  | fio  | peer+cpu | fio io_uring QD32 numjobs=2            | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --numjobs=2 --group_reporting --size="$FAST_HALF" --offset_increment="$FAST_HALF" --time_based --runtime="$SECS"
 fast_q32j2  | IOPS  | uring| limit    | uring -j 2                             | OUTSIDE=1 uring_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" "$Z"
+etcd        | ms    | sdb  | sdb      | etcd: 2300 B writes + fdatasync, p99   | rm -f "$E"; sync; sdb_run sync_p99 -w -R -b 2300 -s 22m --fsync 1 -f "$E"
+etcd        | ms    | fio  | peer     | fio sync fdatasync=1                   | rm -f "$E"; sync; fio_run sync_p99 write --filename="$E" --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=2300
+mix         | IOPS  | sdb  | sdb      | 4k rand 70% read, O_DIRECT, 1 thread   | sdb_run iops -M 70 -m rand -b 4k -D -R --force -s "$DISK_SIZE" -t "$SECS" -f "$W"
+mix         | IOPS  | fio  | peer     | fio psync randrw rwmixread=70          | fio_run iops read+write --filename="$W" --rw=randrw --rwmixread=70 --direct=1 --bs=4k --ioengine=psync --size="$DISK_BYTES" --time_based --runtime="$SECS"
 start       | ms    | sdb  | sdb      | start-up: sdb -V                       | wall_run "$SDB" -V
 start       | ms    | fio  | peer     | fio --version                          | wall_run fio --version
 start       | ms    | true | limit    | /bin/true                              | wall_run /bin/true
@@ -210,6 +220,7 @@ URING=$ROOT/bench/uring
 F=$DIR/f	# BENCH_DISK_SIZE of pseudo-random bytes; F.0..F.31 are hard links to it
 W=$DIR/w	# the write target, laid out before the first timed write
 Q=$DIR/q	# the quick check's file, removed before every run
+E=$DIR/e	# etcd's file, removed before every run
 LOG=$DIR/log
 
 # ---- one run of one tool: prints "VALUE CPU_S_PER_MIO_IO" or "n/a" ------------
@@ -238,7 +249,8 @@ fail() {	# fail TOOL STATUS: log the cause, print n/a
 	echo n/a
 }
 
-# sdb_run iops|bps ARGS...: sdb --json, the tool's own totals and CPU use.
+# sdb_run iops|bps|sync_p99 ARGS...: sdb --json, the tool's own totals and
+# CPU use; sync_p99: the p99 of --fsync's syncs, in seconds (one thread).
 # Its warnings are shown: one says when a --cached read found the file
 # less than 90% cached, i.e. a page-cache row partly measured the disk.
 sdb_run() {
@@ -249,15 +261,18 @@ sdb_run() {
 	[ $rc = 0 ] || { fail sdb $rc; return; }
 	grep '^sdb: warning' "$LOG" | grep -v 'memory-backed block device\|above .* memory' | sed 's/^/    /' >&2
 	set -- $(jq -r --arg m "$metric" '
-		(if $m == "iops" then .total.iops else .total.bytes_per_second end) as $v |
+		(if $m == "iops" then .total.iops elif $m == "sync_p99" then .threads[0].sync.latency_ns.p99 / 1e9
+		 else .total.bytes_per_second end) as $v |
 		((.cpu.user_seconds + .cpu.system_seconds) / .total.ops * 1e6) as $c |
 		"\($v) \($c) \(.total.ops)"' <<<"$out")
 	echo "$1 $(cpu_per_io "$3" "$2")"
 }
 
-# fio_run iops|bps read|write ARGS...: fio's JSON; with group_reporting jobs[0]
-# is the sum.  CPU: usr_cpu/sys_cpu are percent of job_runtime (ms, summed
-# over jobs), so seconds = (usr+sys)/100 * job_runtime/1000.
+# fio_run iops|bps|sync_p99 read|write|read+write ARGS...: fio's JSON; with
+# group_reporting jobs[0] is the sum; read+write adds the two directions.
+# sync_p99: the p99 of its fsync/fdatasync calls, in seconds.  CPU:
+# usr_cpu/sys_cpu are percent of job_runtime (ms, summed over jobs), so
+# seconds = (usr+sys)/100 * job_runtime/1000.
 fio_run() {
 	local metric=$1 dir=$2 out rc
 	shift 2
@@ -265,10 +280,12 @@ fio_run() {
 	rc=$?
 	[ $rc = 0 ] || { fail fio $rc; return; }
 	set -- $(sed -n '/^{/,$p' <<<"$out" | jq -r --arg m "$metric" --arg d "$dir" '
-		.jobs[0] as $j | $j[$d] as $io |
-		(if $m == "iops" then $io.iops else $io.bw_bytes end) as $v |
-		(($j.usr_cpu + $j.sys_cpu) / 100 * $j.job_runtime / 1000 / $io.total_ios * 1e6) as $c |
-		"\($v) \($c) \($io.total_ios)"')
+		.jobs[0] as $j | [$d | split("+")[] | $j[.]] as $io |
+		($io | map(.total_ios) | add) as $ops |
+		(if $m == "iops" then $io | map(.iops) | add elif $m == "sync_p99" then $j.sync.lat_ns.percentile["99.000000"] / 1e9
+		 else $io | map(.bw_bytes) | add end) as $v |
+		(($j.usr_cpu + $j.sys_cpu) / 100 * $j.job_runtime / 1000 / $ops * 1e6) as $c |
+		"\($v) \($c) \($ops)"')
 	echo "$1 $(cpu_per_io "$3" "$2")"
 }
 
@@ -505,7 +522,7 @@ STARTUP_METHOD="not run"
 } >"$DIR/header"
 cat "$DIR/header" >&2
 
-if [[ " ${CASE_ORDER[*]} " =~ \ (rand_|seq_|scale) ]]; then	# the cases that read F or write W
+if [[ " ${CASE_ORDER[*]} " =~ \ (rand_|seq_|scale|mix) ]]; then	# the cases that read F or write W
 	say "== preparing $DIR: $DISK_SIZE of pseudo-random data in $F and $W"
 	"$LOOP" -w -D -y -F -b 16m -s "$DISK_SIZE" "$F" >/dev/null || die "cannot write $F"
 	"$LOOP" -w -D -y -b 16m -s "$DISK_SIZE" "$W" >/dev/null || die "cannot write $W"
@@ -564,5 +581,11 @@ Every tool used the same file and block size:
   which adds a fork of bash to both), the file removed and the file system synced
   before every run; fio fills its 64 MiB buffer with random data by default, sdb
   writes zeros without -R.
+- etcd: etcd's disk check, 22 MiB in 2300-byte buffered writes to a new file (removed and
+  the file system synced before every run), an fdatasync after each; the p99 of the
+  syncs alone (sdb -R --fsync 1, fio fdatasync=1: both time the sync apart from the write).
+  etcd asks for under 10 ms.  fio lays the new file out first (fallocate), sdb extends it.
+- mix: ${SECS} s of 4k at random, 70% reads, O_DIRECT, one thread, pread/pwrite, on the
+  laid-out write target (sdb -M 70 -R --force, fio randrw rwmixread=70); reads + writes a second.
 - start-up: $STARTUP_METHOD.
 EOF
