@@ -353,7 +353,8 @@ double rate(std::uint64_t amount, double seconds)
 // Keep in step with sdb.1 and README: tests/cli.sh checks both ways.
 constexpr char usage_text[] =
 	"usage: sdb -w|-r|-M PCT -f FILE [options]  benchmark writes, reads or a mix\n"
-	"       sdb -T [-b SIZE]                 time memory only\n"
+	"       sdb -T [-b SIZE]                    time memory only\n"
+	"       sdb --merge FILE... [--json]        one report from saved --json results\n"
 	"  -w, --write             write test\n"
 	"  -r, --read              read test\n"
 	"  -M, --mix PCT           mixed test: each I/O a read with probability PCT% (0..100), else a write\n"
