@@ -6825,6 +6825,8 @@ struct HostRun {
 		double end_unix, seconds, bytes_per_second;
 	};
 	std::vector<Step> timeline;	// only with timeline[].unix
+	bool mix = false;		// -M: total.read and total.write given
+	std::uint64_t side_bytes[2] = {0, 0}, side_ops[2] = {0, 0};	// [0]: reads, [1]: writes
 	bool interrupted = false;
 	std::vector<std::string> warnings;
 	std::string error;
@@ -6876,6 +6878,12 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r)
 	r.bytes = json_whole(total->num("bytes"));
 	r.ops = json_whole(total->num("ops"));
 	r.seconds = std::max(0.0, total->num("seconds"));
+	const Json *sides[2] = {total->find("read", Json::Type::object), total->find("write", Json::Type::object)};
+	r.mix = sides[0] && sides[1];
+	for (int k = 0; r.mix && k < 2; k++) {
+		r.side_bytes[k] = json_whole(sides[k]->num("bytes"));
+		r.side_ops[k] = json_whole(sides[k]->num("ops"));
+	}
 	const Json *threads = doc.find("threads", Json::Type::array);
 	r.threads = threads ? static_cast<unsigned>(threads->items.size())
 			    : static_cast<unsigned>(json_whole(total->num("threads", options->num("threads", 1))));
@@ -6940,6 +6948,8 @@ struct Merged {
 	bool from_timelines = true;		// together_bytes from every timeline (else some at their mean rate)
 	Histogram latency;
 	unsigned with_latency = 0;		// inputs whose histograms are in latency
+	bool mix = false;			// every input a mix (-M): its reads and writes apart
+	std::uint64_t side_bytes[2] = {0, 0}, side_ops[2] = {0, 0};	// [0]: reads, [1]: writes
 	std::vector<std::string> warnings;
 };
 
@@ -7013,7 +7023,12 @@ Merged merge_runs(std::vector<HostRun> &runs)
 	m.together_start = runs[0].start_unix;
 	m.together_end = runs[0].end_unix;
 	const HostRun *first = &runs[0], *last = &runs[0];
+	m.mix = std::all_of(runs.begin(), runs.end(), [](const HostRun &r) { return r.mix; });
 	for (const HostRun &r : runs) {
+		for (int k = 0; m.mix && k < 2; k++) {
+			m.side_bytes[k] += r.side_bytes[k];
+			m.side_ops[k] += r.side_ops[k];
+		}
 		m.threads += r.threads;
 		m.bytes += r.bytes;
 		m.ops += r.ops;
@@ -7110,6 +7125,10 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 		     runs.size(), files ? "result" : "host", runs.size() == 1 ? "" : "s", m.threads, m.threads == 1 ? "" : "s", m.seconds,
 		     format_rate(rate(m.bytes, m.seconds)).c_str(), rate(m.ops, m.seconds), m.ops,
 		     format_bytes(m.bytes).c_str());
+	for (int k = 0; m.mix && k < 2; k++)	// as a mix's own Total gives them, without latency (not kept apart)
+		std::fprintf(out, "           %s  %5.1f%%: %s, %.2f IOPS\n", k ? "write" : "read ",
+			     m.ops ? 100.0 * static_cast<double>(m.side_ops[k]) / static_cast<double>(m.ops) : 0.0,
+			     format_rate(rate(m.side_bytes[k], m.seconds)).c_str(), rate(m.side_ops[k], m.seconds));
 	if (runs.size() > 1) {
 		if (m.together)
 			std::fprintf(out, "All running: %.6f seconds -> %s (%s)\n", m.together_end - m.together_start,
@@ -7123,6 +7142,18 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 			     m.latency.count(), format_ns(m.latency.min()).c_str(), format_ns(m.latency.mean()).c_str(),
 			     format_ns(m.latency.percentile(0.5)).c_str(), format_ns(m.latency.percentile(0.99)).c_str(),
 			     format_ns(m.latency.percentile(0.999)).c_str(), format_ns(m.latency.max()).c_str());
+}
+
+// A merged mix's reads (k = 0) or writes (1) over the union of the
+// windows, as a run's total.read and total.write but for the latency,
+// which the documents keep for both sides together only; else null.
+std::string merged_side(const Merged &m, int k)
+{
+	if (!m.mix)
+		return "null";
+	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s}",
+		      m.side_bytes[k], m.side_ops[k], json_number(rate(m.side_bytes[k], m.seconds)).c_str(),
+		      json_number(rate(m.side_ops[k], m.seconds)).c_str());
 }
 
 void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
@@ -7154,10 +7185,11 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 				  m.from_timelines ? "timeline" : "mean");
 	doc += format("],\n \"total\": {\"hosts\": %zu, \"threads\": %u, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
 		      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"start_unix\": %s, \"end_unix\": %s, "
-		      "\"all_running\": %s, \"latency_ns\": %s,\n  \"histogram\": %s}",
+		      "\"all_running\": %s, \"read\": %s, \"write\": %s, \"latency_ns\": %s,\n  \"histogram\": %s}",
 		      runs.size(), m.threads, m.bytes, m.ops, json_number(m.seconds).c_str(),
 		      json_number(rate(m.bytes, m.seconds)).c_str(), json_number(rate(m.ops, m.seconds)).c_str(),
 		      json_number(m.start_unix).c_str(), json_number(m.end_unix).c_str(), together.c_str(),
+		      merged_side(m, 0).c_str(), merged_side(m, 1).c_str(),
 		      m.with_latency ? json_latency(m.latency).c_str() : "null", json_histogram(m.latency).c_str());
 	doc += ",\n \"warnings\": " + json_warnings(m.warnings);
 	doc += ",\n \"errors\": " + json_warnings(errors);

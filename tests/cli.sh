@@ -1471,6 +1471,13 @@ printf '%s\n' "$out" >mixm.json
 run --merge mixm.json mixm.json
 matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
 	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
+matches "--merge of -M runs: the Total's reads and writes apart" "$out" "*Total (2 results*read  *%: *IOPS*write  *%: *IOPS*"
+run --merge mixm.json mixm.json --json
+check "--merge --json of -M runs: total.read and total.write add up" \
+	"$(jq '[.total.read.ops * 2, .total.write.ops * 2, .total.read.bytes * 2] | join(" ")' mixm.json)" \
+	"$(jq '[.total.read.ops, .total.write.ops, .total.read.bytes] | join(" ")' <<<"$out")"
+check "--merge --json of -M runs: reads and writes make the total" true \
+	"$(jq '.total.read.ops + .total.write.ops == .total.ops and .total.read.bytes + .total.write.bytes == .total.bytes' <<<"$out")"
 rm -f mixm mixm.json
 # --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
 # here): -f's %h and %r go to each host as given, for it to expand, and
