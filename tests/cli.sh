@@ -1179,6 +1179,40 @@ run --quick=mix -f qm -t 0.2 -s 16m --runs 1 --json
 check "--quick=mix: 9 rows, the last a mix" "0 9 RND4K Q1T1 mix 70/30 mix" \
 	"$rc $(jq -r '"\(.suite | length) \(.suite[-1].name) \(.suite[-1].op)"' <<<"$out")"
 rm -rf qm f
+
+# Against the kernel's own counters of a loop device (/sys/block/X/stat:
+# 3rd field sectors read, 7th sectors written, 16th flushes completed):
+# what a mix claims for each side, and --fsync's flushes.
+if [ "$(id -u)" != 0 ]; then
+	skipped "-M and --fsync against the device's counters" "needs root (a loop device)"
+else
+	truncate -s 32m workloads-loop.img
+	if loop=$(losetup -f --show workloads-loop.img 2>/dev/null); then
+		ldev=${loop#/dev/}
+		"$sdb" -w -f "$loop" --force -s 32m -D -R >/dev/null 2>&1
+		read -ra before <"/sys/block/$ldev/stat"
+		run -M 50 -f "$loop" --force -m rand -b 4k -D -s 16m --json
+		read -ra after <"/sys/block/$ldev/stat"
+		check "-M 50 -D on a loop device: exit 0" 0 "$rc"
+		check "-M 50 -D: the device read what sdb claims for reads (to 1 MiB: a udev probe may add some)" true \
+			"$(jq --argjson dev $(((after[2] - before[2]) * 512)) '$dev >= .total.read.bytes and $dev <= .total.read.bytes + 1048576' <<<"$out")"
+		check "-M 50 -D: the device wrote what sdb claims for writes" "$(jq .total.write.bytes <<<"$out")" \
+			"$(((after[6] - before[6]) * 512))"
+		if [ "${#after[@]}" -ge 16 ]; then
+			read -ra before <"/sys/block/$ldev/stat"
+			run -w -f "$loop" --force -b 4k -s 1m --fsync 1 --json
+			read -ra after <"/sys/block/$ldev/stat"
+			check "--fsync 1: the device completed a flush for every sync sdb counts" true \
+				"$(jq --argjson flushes $((after[15] - before[15])) '.threads[0].sync.ops == 256 and $flushes >= 256' <<<"$out")"
+		else
+			skipped "--fsync against the device's flush count" "this kernel's stat has no flush fields"
+		fi
+		release_image workloads-loop.img
+	else
+		skipped "-M and --fsync against the device's counters" "no loop device"
+		rm -f workloads-loop.img
+	fi
+fi
 fi
 
 # ------------------------------------------------------------ verify
