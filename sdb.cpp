@@ -2312,10 +2312,8 @@ public:
 
 	bool read()
 	{
-		std::uint64_t z = state_ += 0x9e3779b97f4a7c15ULL;
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		z ^= z >> 31;
+		std::uint64_t z = splitmix64(state_);
+		state_ += 0x9e3779b97f4a7c15ULL;	// the step splitmix64 adds: the next draw's input
 		return z % 100 < percent_;
 	}
 
