@@ -7274,13 +7274,6 @@ std::string shell_quote(std::string_view s)
 	return out + "'";
 }
 
-double unix_now()
-{
-	timespec ts {};
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
-
 // The remote command for one host: SDB_REMOTE (default "sdb", given to the
 // remote shell as is), then this run's options, each quoted, with -f the
 // host's PATH, --json, and the common --start-at unless one was given.
@@ -7296,10 +7289,10 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 			file = g.substr(7);
 		if (name == "--hosts" || name == "--file" || name == "--json")
 			continue;
-		if (name == "--start-at") {	// +SEC from here, not from each host's own now
+		if (name == "--start-at") {	// +SEC from here (parse_start_at made it absolute), not from each host's now
 			start_given = true;
 			if (g.size() > 11 && g[11] == '+') {
-				cmd += " " + shell_quote(format("--start-at=%.3f", unix_now() + std::atof(g.c_str() + 12)));
+				cmd += " " + shell_quote(format("--start-at=%.3f", opt.start_at_ns / 1e9));
 				continue;
 			}
 		}
@@ -7526,7 +7519,7 @@ int run_hosts(const Options &opt, std::FILE *out)
 	}
 	// Time for every ssh to connect and every sdb to prepare: 3 s, and a
 	// little more for a long list (the connections are made in parallel).
-	double start_at = unix_now() + 3 + 0.05 * static_cast<double>(opt.hosts.size() > 10 ? opt.hosts.size() - 10 : 0);
+	double start_at = realtime_ns() / 1e9 + 3 + 0.05 * static_cast<double>(opt.hosts.size() > 10 ? opt.hosts.size() - 10 : 0);
 	std::vector<std::string> ssh = ssh_command();
 	std::vector<Remote> remotes(opt.hosts.size());
 	for (std::size_t i = 0; i < opt.hosts.size(); i++) {
