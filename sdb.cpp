@@ -3020,6 +3020,17 @@ bool sync_step(Worker &w, std::int64_t &now)
 	return true;
 }
 
+// What a worker counted, dropped: its histograms, its sides, its bytes done.
+void drop_counts(Worker &w)
+{
+	w.latency.reset();
+	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
+		if (*h)
+			(*h)->reset();
+	w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
+	w.bytes_done.store(0, std::memory_order_relaxed);
+}
+
 // --ramp is over: the first I/O to end at or after the ramp's end was the
 // ramp's last; all counted so far is dropped and the timed window opens
 // at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
@@ -3032,12 +3043,7 @@ void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 {
 	const Options &o = w.plan->opt;
 	w.ramp_end_ns = 0;
-	w.latency.reset();
-	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
-		if (*h)
-			(*h)->reset();
-	w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
-	w.bytes_done.store(0, std::memory_order_relaxed);
+	drop_counts(w);
 	if (!(o.time_limit > 0)) {
 		if (!is_write(o) && !o.cached && w.target->kind != Kind::chr)
 			drop_cached(w);
@@ -3362,12 +3368,8 @@ void finish_write(Worker &w)
 void discard_ramp(Worker &w)
 {
 	w.ramp_end_ns = 0;
-	w.bytes = w.ops = w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
-	w.latency.reset();
-	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
-		if (*h)
-			(*h)->reset();
-	w.bytes_done.store(0);
+	w.bytes = w.ops = 0;
+	drop_counts(w);	// the counting.store(true) after this publishes it
 	w.start_ns = w.end_ns;
 	w.loop_end_ns = 0;
 	w.passes = 0;
