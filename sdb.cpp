@@ -5104,17 +5104,22 @@ void print_thread(std::FILE *out, const Worker &w, bool latency)
 			     format_ns(h->percentile(0.999)).c_str(), format_ns(h->max()).c_str());
 }
 
+// One side of a mix (&Worker::read_latency or write_latency), every thread's.
+Histogram side_latency(const Shared &s, std::optional<Histogram> Worker::*side)
+{
+	Histogram h;
+	for (auto &w : s.workers)
+		h.merge(*((*w).*side));
+	return h;
+}
+
 // A mix's two sides over all threads.
 void print_total_sides(std::FILE *out, const Report &r)
 {
 	const Totals &t = r.ex->totals;
-	Histogram reads, writes;
-	for (auto &w : r.ex->shared.workers) {
-		reads.merge(*w->read_latency);
-		writes.merge(*w->write_latency);
-	}
-	print_side(out, "read", t.read_bytes, t.read_ops, t.ops, t.wall, reads);
-	print_side(out, "write", t.write_bytes, t.write_ops, t.ops, t.wall, writes);
+	print_side(out, "read", t.read_bytes, t.read_ops, t.ops, t.wall, side_latency(r.ex->shared, &Worker::read_latency));
+	print_side(out, "write", t.write_bytes, t.write_ops, t.ops, t.wall,
+		   side_latency(r.ex->shared, &Worker::write_latency));
 }
 
 // "limited by the device", with the evidence where it adds some.
@@ -5445,13 +5450,8 @@ std::string json_total_sides(const Report &r)
 	const Totals &t = r.ex->totals;
 	if (!is_mix(r.plan->opt))
 		return "\"read\": null, \"write\": null";
-	Histogram reads, writes;
-	for (auto &w : r.ex->shared.workers) {
-		reads.merge(*w->read_latency);
-		writes.merge(*w->write_latency);
-	}
-	return "\"read\": " + json_side(t.read_bytes, t.read_ops, t.wall, reads) +
-	       ", \"write\": " + json_side(t.write_bytes, t.write_ops, t.wall, writes);
+	return "\"read\": " + json_side(t.read_bytes, t.read_ops, t.wall, side_latency(r.ex->shared, &Worker::read_latency)) +
+	       ", \"write\": " + json_side(t.write_bytes, t.write_ops, t.wall, side_latency(r.ex->shared, &Worker::write_latency));
 }
 
 std::string json_memory(const MemoryRates &m)
