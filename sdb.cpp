@@ -6746,12 +6746,17 @@ private:
 // "-" (standard input) as messages name it.
 std::string input_name(const std::string &file) { return file == "-" ? "standard input" : printable(file); }
 
+// Where and why the parser stopped, as the one error line.
+Error json_syntax_error(const std::string &file, const JsonParser &parser)
+{
+	return runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(), parser.what());
+}
+
 Error parse_json(std::string_view text, const std::string &file, Json &out)
 {
 	JsonParser parser(text);
 	if (!parser.parse(out))
-		return runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(),
-				     parser.what());
+		return json_syntax_error(file, parser);
 	return {};
 }
 
@@ -7251,8 +7256,7 @@ int run_merge(const Options &opt, std::FILE *out)
 			continue;
 		}
 		if (*parser.what()) {
-			failed(runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(),
-					     parser.what()));
+			failed(json_syntax_error(file, parser));
 			continue;
 		}
 		for (std::size_t i = 0; found.size() > 1 && i < found.size(); i++)
