@@ -22,17 +22,20 @@ SAN_FLAGS = -std=c++17 -Wall -Wextra -pthread -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
+# sdb.cpp is the one translation unit; it includes the modules of src/.
+SRC = sdb.cpp $(wildcard src/*.h)
+
 TEST_OBJ = tests/doctest_main.o tests/test_sdb.o
 
 all: sdb
 
-sdb: sdb.cpp
+sdb: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ sdb.cpp
 
 tests/doctest_main.o: tests/doctest_main.cpp
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -c -o $@ tests/doctest_main.cpp
 
-tests/test_sdb.o: tests/test_sdb.cpp sdb.cpp
+tests/test_sdb.o: tests/test_sdb.cpp $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -c -o $@ tests/test_sdb.cpp
 
 tests/test_sdb: $(TEST_OBJ)
@@ -47,10 +50,10 @@ check: sdb tests/test_sdb
 check-sections: sdb
 	bash tests/sections.sh ./sdb sdb.1 $(VERSION)
 
-sdb-san: sdb.cpp
+sdb-san: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp
 
-tests/test_sdb-san: tests/doctest_main.cpp tests/test_sdb.cpp sdb.cpp
+tests/test_sdb-san: tests/doctest_main.cpp tests/test_sdb.cpp $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ tests/doctest_main.cpp tests/test_sdb.cpp
 
 check-sanitize: sdb-san tests/test_sdb-san

@@ -6,7 +6,7 @@
 #
 # Builds tests/fuzz_parse.cpp with clang++ and libFuzzer, ASan and UBSan into
 # tests/fuzz_parse, starts from a copy of tests/fuzz_seeds/ (the seeds are
-# never modified) plus a dictionary of sdb's option names taken from sdb.cpp,
+# never modified) plus a dictionary of sdb's option names taken from src/options.h,
 # and runs for SECONDS.  Any crash, sanitizer report, leak, timeout or broken
 # invariant fails; the input that did it is kept and printed.  Last line:
 # "fuzz: N passed, N failed".
@@ -73,11 +73,11 @@ fi
 mkdir "$tmp/corpus" "$tmp/artifacts"
 cp tests/fuzz_seeds/* "$tmp/corpus/"
 
-# Option names straight from long_options[] in sdb.cpp, so the dictionary
+# Option names straight from long_options[] in src/options.h, so the dictionary
 # follows new options; getopt_long is not instrumented, so without these
 # the fuzzer would have to guess "--random-buffer" letter by letter.
 {
-	sed -n 's/^[[:space:]]*{"\([a-z-]*\)", [a-z_]*, nullptr, .*/"--\1"\n"--\1="/p' sdb.cpp
+	sed -n 's/^[[:space:]]*{"\([a-z-]*\)", [a-z_]*, nullptr, .*/"--\1"\n"--\1="/p' src/options.h
 	for w in -w -r -f -b -s -j -m -t -D -S -R -T -q -v -V -h -- seq rand \
 		k K m M g G t T B iB KiB MiB GiB TiB 4096 18446744073709551615 0.5; do
 		printf '"%s"\n' "$w"

@@ -1,0 +1,487 @@
+// checks: what a run's numbers are worth.  The memory ceiling (-T and the
+// cheap copy check), warnings on the target before the run and on the
+// numbers after it, and the Verdict: the device's counters against the
+// bytes claimed, busy time, and what limited the run (judge).
+#pragma once
+
+#include "base.h"
+#include "options.h"
+#include "plan.h"
+#include "buffer.h"
+#include "device.h"
+#include "run.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+struct MemoryRates {
+	double memset_bps = 0, memcpy_bps = 0, memmove_bps = 0;
+	std::uint64_t bytes = 0;
+};
+
+// The fastest pass of op over `bytes`, repeated for at least min_seconds:
+// it is a ceiling, and right after a run the mean of the passes ranged
+// 13-18 GiB/s where the fastest was 19 every time.  A signal (through
+// waiter) ends it early.
+template <typename Op>
+double best_rate(std::uint64_t bytes, double min_seconds, const Waiter *waiter, Op op)
+{
+	double best = 0;
+	std::int64_t start = now_ns(), now = start;
+	while (now - start < min_seconds * 1e9 || best == 0) {
+		if (waiter && waiter->interrupted())	// stop at once, not after every operation
+			return best;
+		std::int64_t before = now;
+		op();
+		now = now_ns();
+		best = std::max(best, rate(bytes, (now - before) / 1e9));
+	}
+	return best;
+}
+
+// memcpy from [src, src+bytes) to [dst, ...): the ceiling a read or write
+// that "moves" data through memory cannot beat.
+MemoryRates time_copy(char *src, char *dst, std::uint64_t bytes, double min_seconds)
+{
+	MemoryRates m;
+	m.bytes = bytes;
+	volatile char sink = 0;
+	m.memcpy_bps = best_rate(bytes, min_seconds, nullptr, [&] { std::memcpy(dst, src, bytes); sink = dst[1]; });
+	return m;
+}
+
+// -T's three rates over [src, src+bytes) and [dst, ...); dst needs 64
+// bytes beyond bytes (memmove shifts by a cache line).
+MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, const Waiter *waiter)
+{
+	MemoryRates m;
+	m.bytes = bytes;
+	volatile char sink = 0;
+	m.memcpy_bps = best_rate(bytes, min_seconds, waiter, [&] { std::memcpy(dst, src, bytes); sink = dst[1]; });
+	m.memset_bps = best_rate(bytes, min_seconds, waiter,
+				 [&] { std::memset(src, static_cast<int>(sink), bytes); sink = src[bytes / 2]; });
+	m.memmove_bps = best_rate(bytes, min_seconds, waiter, [&] { std::memmove(dst + 64, dst, bytes); sink = dst[65]; });
+	return m;
+}
+
+// The last-level cache: the size of CPU 0's highest-level data or unified
+// cache, 0 when sysfs does not say.
+std::uint64_t last_level_cache()
+{
+	std::string dir = sysfs("/devices/system/cpu/cpu0/cache/index");
+	unsigned top = 0;
+	std::uint64_t bytes = 0;
+	for (unsigned i = 0; i < 64; i++) {
+		std::string index = dir + std::to_string(i);
+		std::string type = read_line(index + "/type");
+		if (type.empty())
+			break;
+		unsigned level = static_cast<unsigned>(std::strtoul(read_line(index + "/level").c_str(), nullptr, 10));
+		std::uint64_t size = parse_size(read_line(index + "/size")).value_or(0);
+		if (type == "Instruction" || level < top)
+			continue;
+		bytes = level > top ? size : std::max(bytes, size);
+		top = level;
+	}
+	return bytes;
+}
+
+// Bytes the memory ceiling copies: four times the last-level cache, since
+// a copy the cache holds measures the cache (on a CPU with 32 MiB of L3,
+// 16 MiB ran at 36 GiB/s, 128 MiB at 19); at least 64 MiB and at least
+// at_least; its two buffers within a quarter of the available memory.
+std::uint64_t copy_size(std::uint64_t llc, std::uint64_t available, std::uint64_t at_least)
+{
+	std::uint64_t bytes = std::max({4 * llc, 64 * MiB, at_least});
+	return std::min(bytes, std::max<std::uint64_t>(available / 8, MiB));
+}
+
+// A copy the last-level cache holds measures the cache: said when the
+// memory at hand (a cgroup, ulimit -v) allowed no larger one.
+std::vector<std::string> memory_warnings(const MemoryRates &m)
+{
+	std::uint64_t llc = last_level_cache();
+	if (m.bytes >= 4 * llc)
+		return {};
+	return {format("-T copied only %s (all the memory limit allows), less than 4 x the %s last-level cache: "
+		       "these are cache rates, above what memory sustains", format_bytes(m.bytes).c_str(),
+		       format_bytes(llc).c_str())};
+}
+
+// -T: the memory ceiling over copy_size() (the block size if larger), each
+// operation for at least 0.2 s.
+MemoryRates time_memory(std::uint64_t block_size, const Waiter *waiter = nullptr)
+{
+	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), block_size);
+	Buffer a, b;
+	if (a.allocate(bytes) || b.allocate(bytes + 64))
+		return {};	// nothing timed: bytes 0 says so
+	return time_memory_ops(a.data(), b.data(), bytes, 0.2, waiter);
+}
+
+// The cheap ceiling behind the "faster than memory" warning: memcpy of
+// copy_size() bytes between the halves of the I/O buffer when it is large
+// enough (already faulted in), else between two halves of a scratch buffer.
+MemoryRates copy_ceiling(Buffer &io)
+{
+	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), 0);
+	if (io.size() / 2 >= bytes + 64)
+		return time_copy(io.data(), io.data() + io.size() / 2, bytes, 0.05);
+	Buffer scratch;
+	if (scratch.allocate(2 * bytes + 64))
+		return {};
+	return time_copy(scratch.data(), scratch.data() + bytes, bytes, 0.05);
+}
+
+// zram returns a page it stores as "same-filled" (zeros, say) and a page
+// never written without reading any stored data: a read of them measures
+// nothing but the kernel.  mm_stat's first field is the bytes of data
+// stored, its sixth the same-filled pages.
+struct ZramUse {
+	std::uint64_t disk = 0, stored = 0, same = 0;	// bytes
+};
+
+std::optional<ZramUse> zram_use(const std::string &disk)
+{
+	ZramUse z;
+	unsigned long long stored = 0, same = 0, skip = 0;
+	std::string stat = read_line(sysfs("/block/" + disk + "/mm_stat"));
+	if (std::sscanf(stat.c_str(), "%llu %llu %llu %llu %llu %llu", &stored, &skip, &skip, &skip, &skip, &same) != 6)
+		return std::nullopt;
+	z.disk = std::strtoull(read_line(sysfs("/block/" + disk + "/disksize")).c_str(), nullptr, 10);
+	z.stored = stored;
+	z.same = same * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+	return z;
+}
+
+// A read from zram that would mostly return pages zram does not store: for
+// the device itself, its share of such pages; for a file on it, the
+// same-filled pages against the bytes the read covers.
+std::string zram_read_warning(const Plan &plan, const std::string &disk)
+{
+	std::optional<ZramUse> z = zram_use(disk);
+	if (!z || z->disk == 0)
+		return "";
+	const Target &t = plan.targets[0];
+	if (t.kind == Kind::block) {
+		std::uint64_t hollow = z->disk - std::min(z->disk, z->stored);
+		if (hollow * 10 <= z->disk)
+			return "";
+		return format("%.0f%% of %s (%s of %s) is same-filled pages (zeros) or never written: zram returns them "
+			      "without reading stored data; write the range with -R first",
+			      100.0 * hollow / z->disk, disk.c_str(), format_bytes(hollow).c_str(), format_bytes(z->disk).c_str());
+	}
+	std::uint64_t covered = 0;
+	for (const Target &x : plan.targets)
+		covered += x.existing > x.base ? std::min(x.size, x.existing - x.base) : 0;
+	if (z->same * 10 <= covered)
+		return "";
+	return format("%s holds %s of same-filled pages (zeros), in this file or another: up to %.0f%% of the %s read "
+		      "may return without reading stored data", disk.c_str(), format_bytes(z->same).c_str(),
+		      std::min(100.0, 100.0 * z->same / std::max<std::uint64_t>(covered, 1)), format_bytes(covered).c_str());
+}
+
+// Memory block devices: the target itself, or under its file's file system.
+void memory_target_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Options &o = plan.opt;
+	const Target &t = plan.targets[0];
+	if (t.kind == Kind::chr)
+		return;
+	std::string disk = disk_name(plan.fs_dev);
+	std::string backing = memory_backing(disk);
+	if (backing.empty())
+		return;
+	w.push_back(format("%s %s %s (%s), a memory-backed block device: this measures memory, not a disk",
+			   t.path.c_str(), t.kind == Kind::block ? "is" : "is on", disk.c_str(), backing.c_str()));
+	if (disk.compare(0, 4, "zram") != 0)
+		return;
+	if (writes_target(o) && !o.random_buffer)
+		w.push_back(format("%s stores pages of zeros as nothing: a zero buffer is meaningless there; use -R",
+				   disk.c_str()));
+	std::string hollow = is_write(o) ? "" : zram_read_warning(plan, disk);
+	if (!hollow.empty())
+		w.push_back(hollow);
+}
+
+// -D on a file whose file system says it cannot do direct I/O there.
+void direct_io_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!plan.opt.direct || t.kind != Kind::file)
+		return;
+	std::string doubt = direct_io_doubt(t.path);
+	if (!doubt.empty())
+		w.push_back(format("-D may be buffered I/O on %s (%s): reads are still evicted first", t.path.c_str(),
+				   doubt.c_str()));
+}
+
+// FUSE: O_DIRECT and eviction reach the FUSE file, not what its daemon reads.
+void fuse_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	const Target &t = plan.targets[0];
+	if (!fuse_fs(plan.fs_type) || plan.opt.cached || t.kind == Kind::block || t.kind == Kind::chr)
+		return;
+	std::string what = format("%s is on FUSE (%s): -D and cache eviction stop at the FUSE file, and the daemon "
+				  "may read through its own cache", t.path.c_str(),
+				  mounted_fs_type(plan.fs_dev, plan.fs_type).c_str());
+	if (!plan.backing_device.empty())
+		what += format("; its block device %s is flushed (BLKFLSBUF) before reads and after each pass",
+			       plan.backing_device.c_str());
+	else if (plan.backing_error)
+		what += format(": flushing its block device failed (BLKFLSBUF: %s), read numbers may come from the "
+			       "daemon's or the device's cache", std::strerror(plan.backing_error));
+	else
+		what += ": read numbers may come from the daemon's cache";
+	w.push_back(what);
+}
+
+// What the target is, said before the run starts (and kept for the report):
+// a user can stop a long run that cannot measure what it seems to.
+std::vector<std::string> target_warnings(const Plan &plan)
+{
+	std::vector<std::string> w;
+	memory_target_warnings(plan, w);
+	direct_io_warnings(plan, w);
+	fuse_warnings(plan, w);
+	if (std::string hollow = hollow_warning(plan); !hollow.empty())
+		w.push_back(hollow);
+	return w;
+}
+
+// A file on tmpfs or ramfs.  Only files: a device node's file system is
+// devtmpfs (TMPFS_MAGIC), which says nothing about the device.
+bool on_memory_fs(const Plan &plan)
+{
+	Kind kind = plan.targets[0].kind;
+	return (kind == Kind::file || kind == Kind::missing) && memory_fs(plan.fs_type);
+}
+
+// Numbers that would mislead, said in words.
+std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const MemoryRates *mem)
+{
+	std::vector<std::string> w;
+	const Options &o = plan.opt;
+	const Target &t0 = plan.targets[0];
+	if (on_memory_fs(plan))
+		w.push_back(format("%s is on %s: this measures memory, not a disk", t0.path.c_str(),
+				   fs_name(plan.fs_type).c_str()));
+	struct stat st {};
+	if (t0.kind == Kind::chr && total_done(s) > 0 && stat(t0.path.c_str(), &st) == 0 && harmless_char_device(st.st_rdev))
+		w.push_back(format("%s has no device behind it: this measures the %s system call, not a device",
+				   t0.path.c_str(), is_write(o) ? "write" : "read"));
+	if (writes_target(o) && !o.random_buffer && t0.kind != Kind::chr)
+		w.push_back("the buffer is all zeros: compressing or deduplicating storage will look faster; use -R");
+	if (!is_write(o) && !o.direct && !o.cached && on_memory_fs(plan))
+		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
+	for (auto &wk : s.workers) {
+		if (wk->eof_at)
+			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s asked for (%s)",
+					   wk->target->path.c_str(), *wk->eof_at, format_bytes(wk->target->size).c_str(),
+					   wk->passes > 1 ? "the file shrank during the run" : "the file is shorter than that"));
+		if (wk->cached_before >= 0 && wk->cached_before < 0.9)
+			w.push_back(format("%s: %.0f%% was in the page cache before this --cached run: the rest came from the device",
+					   wk->target->path.c_str(), wk->cached_before * 100));
+		if (wk->resident > 0.02 && !on_memory_fs(plan))
+			w.push_back(format("%s: %.0f%% of the file stayed in the page cache after eviction: reads may come from memory",
+					   wk->target->path.c_str(), wk->resident * 100));
+		if (mem && mem->memcpy_bps > 0 && !o.cached && !on_memory_fs(plan) && t0.kind != Kind::chr) {
+			double secs = (wk->end_ns - wk->start_ns) / 1e9;
+			double bps = rate(wk->bytes, secs);
+			if (bps > mem->memcpy_bps)
+				w.push_back(format("thread %u ran at %s, faster than this machine copies memory (%s): that is a cache, not the device",
+						   wk->id, format_rate(bps).c_str(), format_rate(mem->memcpy_bps).c_str()));
+		}
+	}
+	return w;
+}
+
+// What a run's numbers are worth, against the device's counters.
+struct Verdict {
+	Device device;
+	bool measured = false;		// counters read at both ends
+	std::uint64_t claimed = 0;	// bytes the threads report
+	std::uint64_t bytes = 0;	// bytes the device saw in the test's direction (a mix: both)
+	std::uint64_t read_bytes = 0, read_claimed = 0, write_bytes = 0, write_claimed = 0;	// a mix's sides
+	double delivered = 0;		// bytes / claimed; a mix: the lesser of its sides' shares
+	double busy = 0;		// io_ticks over the wall time, at most 1
+	std::string limit;		// "memory", "device", "link", "cpu", "latency" or "unknown"
+	std::string limit_why;		// the evidence, in words
+	bool verified = false;
+	std::string reason;		// why not verified ("" when it is)
+	std::string causes;		// delivered under 0.90: what may have served the rest
+};
+
+// The largest share of its own wall time a thread spent on a CPU, and
+// which thread.
+double busiest_thread(const Shared &s, unsigned &id)
+{
+	double most = 0;
+	for (auto &w : s.workers) {
+		double share = w->end_ns > w->start_ns ? static_cast<double>(w->cpu_ns) / (w->end_ns - w->start_ns) : 0;
+		if (share > most) {
+			most = share;
+			id = w->id;
+		}
+	}
+	return most;
+}
+
+// The first limit that applies: memory, device, link, cpu, latency;
+// unknown where no counters rule out the device, or where the device did
+// not see the bytes (its latency then says nothing about the rate).
+void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
+{
+	const Options &o = plan.opt;
+	unsigned id = 0;
+	double cpu = busiest_thread(s, id);
+	double moved = rate(v.measured ? v.bytes : v.claimed, seconds);
+	if (o.cached || on_memory_fs(plan)) {
+		v.limit = "memory";
+		v.limit_why = o.cached ? "the page cache, by request" : fs_name(plan.fs_type) + " keeps files in memory";
+	} else if (v.measured && v.busy >= 0.9) {
+		v.limit = "device";
+		v.limit_why = "busy for the whole run";
+	} else if (v.device.link && moved >= 0.9 * v.device.link->bytes_per_second) {
+		v.limit = "link";
+		v.limit_why = format("%s at most, %s: %s", format_rate(v.device.link->bytes_per_second).c_str(),
+				     v.device.link->how.c_str(), format_rate(moved).c_str());
+	} else if (cpu >= 0.9) {
+		v.limit = "cpu";
+		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
+	} else if (v.verified) {	// the device saw the bytes, was idle at times, and nothing else was full
+		v.limit = "latency";
+		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
+				     o.queue_depth == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s");
+	} else {
+		v.limit = "unknown";
+	}
+}
+
+bool compressing_fs(const Plan &plan)
+{
+	return plan.fs_type == BTRFS_SUPER_MAGIC || plan.fs_type == 0x2fc12fc1 || plan.fs_type == 0xf2f52010;
+}
+
+// What may have served the bytes the device did not see, for this target.
+std::string likely_causes(const Plan &plan, double hollow)
+{
+	const Options &o = plan.opt;
+	std::vector<std::string> c;
+	if (hollow > 0.01)
+		c.push_back(format("holes or unwritten extents (%.0f%% of the range: write it first with -w -R)", hollow * 100));
+	if (fuse_fs(plan.fs_type))
+		c.push_back("a FUSE cache (the daemon's own, or the page cache of its device)");
+	if (writes_target(o) && !o.random_buffer)
+		c.push_back("compression or deduplication of the all-zero buffer (use -R)");
+	else if (compressing_fs(plan))
+		c.push_back("compression or deduplication by the file system");
+	if (!is_write(o))
+		c.push_back(o.direct ? "the page cache, where the file system turns O_DIRECT into buffered I/O"
+				     : "the page cache (pages it kept despite the eviction)");
+	if (writes_target(o))
+		c.push_back("a cache the final fdatasync did not reach");
+	std::string s;
+	for (const std::string &x : c)
+		s += (s.empty() ? "" : "; ") + x;
+	return s;
+}
+
+// A mix: the reads against the device's reads, the writes against its
+// writes, each on its own (a surplus of one side must not hide a shortfall
+// of the other); delivered is the lesser share of a side that claimed any.
+void judge_mix(const Totals &t, const DiskDelta &d, Verdict &v)
+{
+	v.read_bytes = d.read_bytes;
+	v.write_bytes = d.write_bytes;
+	v.read_claimed = t.read_bytes;
+	v.write_claimed = t.write_bytes;
+	v.bytes = d.read_bytes + d.write_bytes;
+	v.delivered = 0;
+	bool first = true;
+	for (auto [seen, claimed] : {std::pair{d.read_bytes, t.read_bytes}, std::pair{d.write_bytes, t.write_bytes}}) {
+		if (!claimed)
+			continue;
+		double share = static_cast<double>(seen) / static_cast<double>(claimed);
+		v.delivered = first ? share : std::min(v.delivered, share);
+		first = false;
+	}
+}
+
+// Device bytes against claimed bytes, busy time, and the limit.  seconds:
+// the run's wall time, barrier to the last thread's end.
+Verdict judge(const Plan &plan, const Execution &ex)
+{
+	const Device &device = ex.device;
+	const double seconds = ex.totals.wall;
+	Verdict v;
+	v.device = device;
+	v.claimed = ex.totals.bytes;
+	std::optional<DiskDelta> d = disk_delta(ex.result.stats_before, ex.result.stats_after);
+	if (plan.opt.cached) {
+		v.reason = "page cache by request (--cached)";
+	} else if (!device.reason.empty()) {
+		v.reason = device.reason;
+	} else if (!d) {
+		v.reason = format("the counters of %s could not be read at both ends", device.name.c_str());
+	} else {
+		v.measured = true;
+		v.bytes = is_write(plan.opt) ? d->write_bytes : d->read_bytes;
+		v.delivered = v.claimed ? static_cast<double>(v.bytes) / static_cast<double>(v.claimed) : 0;
+		if (is_mix(plan.opt))
+			judge_mix(ex.totals, *d, v);
+		v.busy = seconds > 0 ? std::min(1.0, d->busy_ms / 1e3 / seconds) : 0;
+		v.verified = v.claimed > 0 && v.delivered >= 0.9;
+		if (v.claimed == 0)
+			v.reason = "nothing was claimed";
+		else if (!v.verified)
+			v.reason = format("the device saw %.0f%% of the bytes claimed", v.delivered * 100);
+		if (!v.verified && v.claimed)
+			v.causes = likely_causes(plan, hollow_share(plan));
+	}
+	find_limit(plan, ex.shared, seconds, v);
+	return v;
+}
+
+// A rate worth checking against the memory ceiling: over 1 GiB/s, and not
+// vouched for by the device's counters, which a memory-backed device (zram,
+// brd, pmem) cannot do.  The check costs a copy of 4 x the last-level cache:
+// about 60 ms for the quick check, which its verdict now spares.
+bool suspicious(const Plan &plan, const Verdict &v, double bytes_per_second)
+{
+	bool vouched = v.verified && memory_backing(disk_name(plan.fs_dev)).empty();
+	return !plan.opt.cached && !vouched && bytes_per_second > 1.0 * GiB;
+}
+
+// The warnings a verdict adds: too few bytes reached the device; or none
+// could be counted behind a FUSE or network file system, which caches.
+std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
+{
+	std::vector<std::string> w;
+	const char *op = is_mix(plan.opt) ? "read and written" : is_write(plan.opt) ? "written" : "read";
+	if (v.measured && v.claimed && !v.verified)
+		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
+				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
+				   v.causes.c_str()));
+	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);
+	if (!v.measured && !plan.opt.cached && !v.device.reason.empty() && (fuse_fs(plan.fs_type) || network_fs(type)))
+		w.push_back(format("unverifiable: %s; its numbers may come from the %s's cache", v.device.reason.c_str(),
+				   fuse_fs(plan.fs_type) ? "FUSE daemon" : "client"));
+	return w;
+}
+
+} // namespace

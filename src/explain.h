@@ -1,0 +1,213 @@
+// explain: --explain.  The same I/O as fio command lines, for a plain run
+// (explain_run) or each quick-suite test (explain_quick), so that anyone
+// can run fio beside sdb on the same file.
+#pragma once
+
+#include "base.h"
+#include "options.h"
+#include "plan.h"
+#include "buffer.h"
+#include "quick.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <linux/io_uring.h>
+
+namespace {
+
+// --explain: the same I/O as fio job options, so that anyone can run fio
+// beside sdb on the same file.  Defaults that already match are left out
+// (fio's random map visits each block once per pass, as sdb's permutation
+// does; fadvise_hint gives the same readahead advice).
+
+// How a run's threads map to files: all on one file at offset 0 (a
+// character device), one region each of one file, or FILE.i each.
+enum class FioFiles { shared, regions, per_thread };
+
+// One word for a POSIX shell: as it is where nothing in it is special.
+std::string shell_word(const std::string &s)
+{
+	if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
+				  std::string::npos)
+		return s;
+	std::string quoted = "'";
+	for (char c : s)
+		quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return quoted + "'";
+}
+
+// fio splits filename at ':' (a list of files) unless it is escaped.
+std::string fio_path(const std::string &path)
+{
+	std::string escaped;
+	for (char c : path)
+		escaped += c == ':' ? std::string("\\:") : std::string(1, c);
+	return escaped;
+}
+
+// fio's sizes are 1024-based by default (kb_base=1024): 4k, 1m, 1g.
+std::string fio_size(std::uint64_t bytes)
+{
+	if (bytes % GiB == 0)
+		return format("%" PRIu64 "g", bytes / GiB);
+	if (bytes % MiB == 0)
+		return format("%" PRIu64 "m", bytes / MiB);
+	if (bytes % KiB == 0)
+		return format("%" PRIu64 "k", bytes / KiB);
+	return format("%" PRIu64, bytes);
+}
+
+// fio takes whole seconds, or a unit: 0.2 s is 200ms.
+std::string fio_seconds(double seconds)
+{
+	if (seconds == std::floor(seconds))
+		return format("%.0f", seconds);
+	return format("%.0fms", std::max(1.0, std::round(seconds * 1000)));
+}
+
+// The fio command for one sdb run.  o: block_size and size resolved, size
+// per thread.  sdb's final fdatasync is fio's end_fsync; its eviction before
+// reads is invalidate; -R's stamped blocks are close to scramble_buffers.
+std::string fio_command(const Options &o, const std::string &name, FioFiles files)
+{
+	bool write = writes_target(o);
+	std::vector<std::string> args = {"fio", "--name=" + name};
+	if (files == FioFiles::per_thread)
+		args.push_back("--filename_format=" + fio_path(o.file) + ".$jobnum");	// sdb's FILE.0 .. FILE.N-1
+	else
+		args.push_back("--filename=" + fio_path(o.file));
+	if (is_mix(o)) {
+		args.push_back(o.random ? "--rw=randrw" : "--rw=rw");
+		args.push_back(format("--rwmixread=%u", o.mix));
+	} else {
+		args.push_back(format("--rw=%s%s", o.random ? "rand" : "", write ? "write" : "read"));
+	}
+	args.push_back("--bs=" + fio_size(o.block_size));
+	args.push_back("--size=" + fio_size(o.size));
+	if (o.threads > 1) {
+		args.push_back(format("--numjobs=%u", o.threads));
+		if (files == FioFiles::regions)
+			args.push_back("--offset_increment=" + fio_size(o.size));
+		args.push_back("--group_reporting");
+	}
+	args.push_back("--thread");
+	args.push_back(o.queue_depth > 1 ? "--ioengine=io_uring" : "--ioengine=psync");
+	args.push_back(format("--iodepth=%u", o.queue_depth));
+	args.push_back(format("--direct=%d", o.direct ? 1 : 0));
+	if (o.sync)
+		args.push_back("--sync=1");
+	if (o.time_limit > 0) {
+		args.push_back("--runtime=" + fio_seconds(o.time_limit));
+		args.push_back("--time_based");
+	}
+	if (o.ramp > 0)
+		args.push_back("--ramp_time=" + fio_seconds(o.ramp));
+	if (o.fsync_every)
+		args.push_back(format("--fdatasync=%u", o.fsync_every));
+	if (write && !o.cached)
+		args.push_back("--end_fsync=1");
+	args.push_back(format("--invalidate=%d", o.cached ? 0 : 1));
+	if (write)
+		args.push_back(o.random_buffer ? "--scramble_buffers=1" : "--zero_buffers");
+	if (write && o.verify)
+		args.push_back("--verify=crc32c");	// fio's own pattern, read back after the write
+	std::string line;
+	for (const std::string &a : args)
+		line += (line.empty() ? "" : " ") + shell_word(a);
+	return line;
+}
+
+// sdb's buffers from 256 KiB up sit on huge pages (see Buffer), fio's on
+// 4 KiB pages: a device that takes fewer segments per request than a block
+// has pages (virtio: 254) splits fio's O_DIRECT requests and not sdb's.
+// On a virtio disk here that halved fio's SEQ1M Q1T1 reads; with
+// --iomem=shmhuge fio read as fast as sdb.
+bool fio_pages_differ(const Options &o) { return o.direct && o.block_size >= huge_page / 8; }
+
+constexpr char fio_pages_note[] =
+	"# fio's buffers are 4 KiB pages, sdb's huge pages from 256 KiB blocks: where a device takes fewer segments "
+	"per request (virtio: 254), fio's O_DIRECT requests are split and sdb's are not; with huge pages reserved "
+	"(vm.nr_hugepages), add --iomem=shmhuge\n";
+
+// "SEQ1M Q8T1 read" -> "SEQ1M-Q8T1-read": one shell word.
+std::string fio_job_name(std::string name)
+{
+	std::replace(name.begin(), name.end(), ' ', '-');
+	return name;
+}
+
+// --quick --explain: the file and rows the suite would use, as fio lines,
+// without creating the file.  Whether O_DIRECT is honoured is only known
+// from the file itself; FUSE is known from the directory.
+int explain_quick(const Options &opt, std::FILE *out)
+{
+	QuickFile q;
+	Plan check;
+	Error error = choose_quick_file(opt, q);
+	if (!error)
+		error = make_plan(layout_options(opt, q), check, nullptr, Files::regions);
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	q.direct = !fuse_fs(check.fs_type);
+	std::vector<std::string> notes;
+	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), notes);
+	unsigned runs = quick_runs(opt);
+	std::fprintf(out, "# sdb --quick=%s on %s (%s): %zu fio lines, in sdb's order; sdb runs each %s and "
+		     "reports the median\n", opt.profile->name, printable(q.path).c_str(), q.why.c_str(), rows.size(),
+		     runs == 1 ? "once" : format("%u times", runs).c_str());
+	std::fprintf(out, "# sdb first writes the whole file with random data; fio lays out what a job lacks itself. "
+		     "Remove the file afterwards.\n");
+	if (!q.direct)
+		std::fprintf(out, "# FUSE: sdb runs buffered here, with caches evicted before reads\n");
+	for (const std::string &n : notes)
+		std::fprintf(out, "# %s\n", n.c_str());
+	std::string lines;
+	bool pages_differ = false;
+	for (const QuickRow &row : rows) {
+		Options r = quick_options(opt, q, row.test, row.write);
+		pages_differ |= fio_pages_differ(r);
+		lines += fio_command(r, fio_job_name(row.name), row.test.threads > 1 ? FioFiles::regions : FioFiles::shared);
+		lines += '\n';
+	}
+	if (pages_differ)
+		std::fputs(fio_pages_note, out);
+	std::fputs(lines.c_str(), out);
+	return exit_ok;
+}
+
+// -w/-r --explain: the run make_plan would start, as one fio line.
+int explain_run(const Options &opt, std::FILE *out)
+{
+	Plan plan;
+	if (Error e = make_plan(opt, plan)) {
+		print_error(e);
+		return e.status;
+	}
+	Options r = plan.opt;
+	r.block_size = plan.block_size;
+	r.size = plan.targets[0].size;
+	FioFiles files = FioFiles::shared;
+	if (plan.targets.size() > 1 && plan.targets[1].path != plan.targets[0].path)
+		files = FioFiles::per_thread;
+	else if (plan.targets.size() > 1 && plan.targets[1].base != 0)
+		files = FioFiles::regions;
+	if (opt.timing)
+		std::fprintf(out, "# -T (the memory ceiling) has no fio equivalent\n");
+	if (opt.verify)
+		std::fprintf(out, "# --verify: fio checks only its own pattern (--verify=crc32c, read back after a write); "
+			     "neither tool can check the other's\n");
+	if (fio_pages_differ(r))
+		std::fputs(fio_pages_note, out);
+	std::fprintf(out, "%s\n", fio_command(r, "sdb", files).c_str());
+	return exit_ok;
+}
+
+} // namespace

@@ -1,0 +1,597 @@
+// options: the command line.  Owns Options (every option with its
+// default), usage_text, and parse_args(), which never exits or prints and
+// is re-entrant for the tests; -f's %h/%r/%% (expand_file), --start-at
+// (parse_start_at), --hosts' list (parse_hosts), and the rules on which
+// options go together (check_combination).
+#pragma once
+
+#include "base.h"
+#include "profiles.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <getopt.h>
+#include <unistd.h>
+
+namespace {
+
+// Keep in step with sdb.1 and README: tests/cli.sh checks both ways.
+constexpr char usage_text[] =
+	"usage: sdb -w|-r|-M PCT -f FILE [options]  benchmark writes, reads or a mix\n"
+	"       sdb -T [-b SIZE]                    time memory only\n"
+	"       sdb --merge FILE... [--json]        one report from saved --json results\n"
+	"  -w, --write             write test\n"
+	"  -r, --read              read test\n"
+	"  -M, --mix PCT           mixed test: each I/O a read with probability PCT% (0..100), else a write\n"
+	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
+	"  -b, --block-size SIZE   bytes per I/O (default 1m; 4k with -m rand)\n"
+	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
+	"  -j, --threads N         threads, 1..4096 (default 1)\n"
+	"  -m, --mode MODE         seq or rand (default seq)\n"
+	"  -t, --time SEC          run each thread SEC seconds, repeating passes (default one pass)\n"
+	"  -D, --direct            open with O_DIRECT (bypass the page cache)\n"
+	"  -S, --sync              open with O_SYNC\n"
+	"  -R, --random-buffer     fill the write buffer from /dev/urandom (default zeros)\n"
+	"  -T, --timing            time memset/memcpy/memmove: the memory ceiling\n"
+	"  -q, --queue-depth N     I/Os in flight per thread through io_uring (default 1: plain pread/pwrite)\n"
+	"  -v, --verbose           describe host, kernel, file system, device and buffers\n"
+	"      --json              print one JSON document instead of the report\n"
+	"      --cached            measure the page cache: no eviction, no fdatasync\n"
+	"      --force             also write a block device, a file sdb did not create, a link\n"
+	"      --quick[=PROFILE]   CrystalDiskMark's tests on a test file in -f DIR (-t, -s apply);\n"
+	"                          PROFILE: default, nvme, real or mix\n"
+	"      --keep              with --quick: keep the test file\n"
+	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
+	"      --explain           print the equivalent fio command lines instead of running\n"
+	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
+	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
+	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
+	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
+	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
+	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
+	"  -V, --version           print the version and exit\n"
+	"  -h, --help              print this help and exit\n"
+	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
+	"FILE: %h is the short host name, %r the launcher's rank (SLURM_PROCID ...), %% a %\n";
+
+// The host name up to its first '.', as `hostname -s` prints it.
+std::string short_host_name()
+{
+	char name[256] = {};
+	if (gethostname(name, sizeof name - 1) != 0)
+		return "";
+	std::string host = name;
+	return host.substr(0, host.find('.'));
+}
+
+// The rank a parallel launcher gave this process: the first of these that
+// is set (Slurm, Open MPI, PMIx, MPICH/Intel MPI), else 0.  which: the
+// variable it came from, for messages.
+std::string launcher_rank(std::string &which)
+{
+	for (const char *name : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+		if (const char *v = std::getenv(name); v && *v) {
+			which = name;
+			return v;
+		}
+	which.clear();
+	return "0";
+}
+
+// -f's pattern: %h the host, %r the rank, %% a '%'.  Any other '%' is a
+// usage error, so that a typo does not silently become part of a name.
+Error expand_name(std::string_view pattern, std::string_view host, std::string_view rank, std::string &name)
+{
+	name.clear();
+	for (std::size_t i = 0; i < pattern.size(); i++) {
+		if (pattern[i] != '%') {
+			name += pattern[i];
+			continue;
+		}
+		char c = i + 1 < pattern.size() ? pattern[++i] : '\0';
+		if (c == 'h')
+			name.append(host);
+		else if (c == 'r')
+			name.append(rank);
+		else if (c == '%')
+			name += '%';
+		else if (c == '\0')
+			return usage_error("-f %s: a lone %% at the end (%%h host, %%r rank, %%%% a percent sign)",
+					   std::string(pattern).c_str());
+		else
+			return usage_error("-f %s: %%%c is not a pattern (%%h host, %%r rank, %%%% a percent sign)",
+					   std::string(pattern).c_str(), c);
+	}
+	return {};
+}
+
+// expand_name with this host and this launcher's rank, each checked only
+// where the pattern uses it: a name part, not a path or an option.
+Error expand_file(std::string &file)
+{
+	if (file.find('%') == std::string::npos)
+		return {};
+	auto uses = [&](char c) {	// %c itself, not the "%c" of a "%%c"
+		for (std::size_t i = 0; i + 1 < file.size(); i++)
+			if (file[i] == '%' && file[++i] == c)
+				return true;
+		return false;
+	};
+	std::string host, rank, which;
+	if (uses('h')) {
+		host = short_host_name();
+		if (host.empty() || host.find('/') != std::string::npos)
+			return runtime_error("-f %s: %%h: no usable host name (\"%s\")", file.c_str(), host.c_str());
+	}
+	rank = launcher_rank(which);
+	if (uses('r') &&
+	    (rank.size() > 9 || rank.find_first_not_of("0123456789") != std::string::npos))
+		return usage_error("-f %s: %%r: %s=%s is not a rank (a whole number)", file.c_str(), which.c_str(),
+				   rank.c_str());
+	std::string name;
+	if (Error e = expand_name(file, host, rank, name))
+		return e;
+	if (name.empty())
+		return usage_error("-f %s: the name is empty once expanded", file.c_str());
+	file = name;
+	return {};
+}
+
+// --start-at TIME: Unix seconds ("1764500000.25") or "+SEC" from now, as
+// Unix nanoseconds.  A time more than a day from now either way is a
+// mistake (a "5" meant as "+5", milliseconds for seconds), not a plan.
+constexpr std::int64_t start_at_reach_ns = 86400 * std::int64_t{1000000000};
+
+Error parse_start_at(const char *arg, std::int64_t now, const std::string &name, std::int64_t &at)
+{
+	std::string_view s = arg;
+	bool relative = !s.empty() && s[0] == '+';
+	if (relative)
+		s.remove_prefix(1);
+	std::int64_t whole = 0, frac = 0, scale = 100000000;
+	std::size_t i = 0;
+	for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && i < 12; i++)
+		whole = whole * 10 + (s[i] - '0');
+	bool digits = i > 0;
+	if (i < s.size() && s[i] == '.')
+		for (i++; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++, scale /= 10) {
+			frac += (s[i] - '0') * scale;
+			digits = true;
+		}
+	if (!digits || i != s.size())
+		return usage_error("%s %s: a time is Unix seconds (e.g. 1764500000.25) or +SEC from now (e.g. +5)",
+				   name.c_str(), arg);
+	at = std::min<std::int64_t>(whole, 4000000000) * 1000000000 + frac;	// 2096: refused below, no overflow
+	if (relative)
+		at += now;
+	if (at - now > start_at_reach_ns || now - at > start_at_reach_ns)
+		return usage_error("%s %s: more than a day %s; give Unix seconds within a day of now, or +SEC", name.c_str(),
+				   arg, at > now ? "ahead" : "ago");
+	return {};
+}
+
+// --hosts: one entry of HOST[:PATH],...
+struct HostSpec {
+	std::string host;
+	std::string path;	// empty: this run's -f
+};
+
+struct Options {
+	enum class Op { none, write, read, mix };
+	Op op = Op::none;
+	bool random = false;		// -m rand
+	std::string file;
+	std::uint64_t block_size = 0;	// 0: 1m sequential, 4k random
+	std::uint64_t size = 0;		// 0: 1g for writes, the target's size for reads
+	unsigned threads = 1;
+	double time_limit = 0;		// seconds; 0: one pass
+	unsigned queue_depth = 1;
+	unsigned mix = 0;		// -M: the percentage of reads (op mix)
+	unsigned fsync_every = 0;	// --fsync N; 0: off
+	double ramp = 0;		// --ramp: seconds run before the timed window; 0: none
+	bool direct = false;
+	bool sync = false;
+	bool random_buffer = false;
+	bool timing = false;
+	bool verbose = false;
+	bool json = false;
+	bool cached = false;
+	bool force = false;
+	bool quick = false;
+	const QuickProfile *profile = nullptr;	// --quick=PROFILE; with --quick, never null
+	bool keep = false;
+	unsigned runs = 0;		// --runs; 0: not given (3 with --quick)
+	bool explain = false;
+	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
+	bool verify = false;		// --verify (sets random_buffer too: the pattern is the content)
+	bool merge = false;		// --merge: merge_files are the operands
+	std::vector<std::string> merge_files;
+	std::vector<HostSpec> hosts;	// --hosts
+	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
+};
+
+enum class Action { run, help, version };
+
+struct Parsed {
+	Action action = Action::run;
+	Options opt;
+	Error error;
+};
+
+enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
+	     opt_start_at, opt_verify, opt_hosts, opt_merge };
+
+const option long_options[] = {
+	{"write", no_argument, nullptr, 'w'},
+	{"read", no_argument, nullptr, 'r'},
+	{"mix", required_argument, nullptr, 'M'},
+	{"file", required_argument, nullptr, 'f'},
+	{"block-size", required_argument, nullptr, 'b'},
+	{"size", required_argument, nullptr, 's'},
+	{"threads", required_argument, nullptr, 'j'},
+	{"mode", required_argument, nullptr, 'm'},
+	{"time", required_argument, nullptr, 't'},
+	{"direct", no_argument, nullptr, 'D'},
+	{"sync", no_argument, nullptr, 'S'},
+	{"random-buffer", no_argument, nullptr, 'R'},
+	{"timing", no_argument, nullptr, 'T'},
+	{"queue-depth", required_argument, nullptr, 'q'},
+	{"verbose", no_argument, nullptr, 'v'},
+	{"version", no_argument, nullptr, 'V'},
+	{"help", no_argument, nullptr, 'h'},
+	{"json", no_argument, nullptr, opt_json},
+	{"cached", no_argument, nullptr, opt_cached},
+	{"force", no_argument, nullptr, opt_force},
+	{"quick", optional_argument, nullptr, opt_quick},
+	{"keep", no_argument, nullptr, opt_keep},
+	{"runs", required_argument, nullptr, opt_runs},
+	{"explain", no_argument, nullptr, opt_explain},
+	{"fsync", required_argument, nullptr, opt_fsync},
+	{"ramp", required_argument, nullptr, opt_ramp},
+	{"start-at", required_argument, nullptr, opt_start_at},
+	{"verify", no_argument, nullptr, opt_verify},
+	{"hosts", required_argument, nullptr, opt_hosts},
+	{"merge", no_argument, nullptr, opt_merge},
+	{nullptr, 0, nullptr, 0},
+};
+constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
+
+// How the user spelled an option, for messages: "-b" or "--block-size".
+std::string option_name(int c, int long_index)
+{
+	if (long_index >= 0)
+		return std::string("--") + long_options[long_index].name;
+	return format("-%c", c);
+}
+
+Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
+{
+	auto v = parse_size(arg);
+	if (!v)
+		return usage_error("%s %s: invalid size (a positive number with an optional k, m, g or t suffix)",
+				   name.c_str(), arg);
+	size = *v;
+	return {};
+}
+
+// --hosts HOST[:PATH],...: a host may not start with "-" (ssh would take
+// it for an option), nor hold spaces or control characters; "[v6]:PATH"
+// for an IPv6 address with a path.
+Error parse_hosts(std::string_view list, const std::string &name, std::vector<HostSpec> &hosts)
+{
+	hosts.clear();
+	for (std::size_t begin = 0;;) {
+		std::size_t comma = list.find(',', begin);
+		std::string_view entry = list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+		HostSpec h;
+		std::size_t colon = entry.find(':');
+		if (!entry.empty() && entry[0] == '[' && entry.find(']') != std::string_view::npos) {
+			std::size_t close = entry.find(']');
+			h.host = std::string(entry.substr(1, close - 1));
+			colon = entry.size() > close + 1 && entry[close + 1] == ':' ? close + 1 : std::string_view::npos;
+			if (colon == std::string_view::npos && entry.size() > close + 1)
+				return usage_error("%s %s: \"%s\": after ']' only \":PATH\"", name.c_str(), std::string(list).c_str(),
+						   std::string(entry).c_str());
+		} else {
+			h.host = std::string(entry.substr(0, colon));
+		}
+		if (colon != std::string_view::npos) {
+			h.path = std::string(entry.substr(colon + 1));
+			if (h.path.empty())
+				return usage_error("%s %s: \"%s\": empty PATH after ':'", name.c_str(), std::string(list).c_str(),
+						   std::string(entry).c_str());
+		}
+		if (h.host.empty())
+			return usage_error("%s %s: an empty host name (HOST[:PATH],...)", name.c_str(), std::string(list).c_str());
+		if (h.host[0] == '-')
+			return usage_error("%s %s: \"%s\": a host name cannot start with '-'", name.c_str(),
+					   std::string(list).c_str(), h.host.c_str());
+		for (char c : h.host)
+			if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+				return usage_error("%s %s: a host name cannot hold spaces or control characters", name.c_str(),
+						   std::string(list).c_str());
+		hosts.push_back(std::move(h));
+		if (comma == std::string_view::npos)
+			break;
+		begin = comma + 1;
+	}
+	return {};
+}
+
+Error set_option(Options &o, int c, const char *arg, const std::string &name)
+{
+	switch (c) {
+	case 'w': case 'r': case 'M': {
+		auto op = c == 'w' ? Options::Op::write : c == 'r' ? Options::Op::read : Options::Op::mix;
+		if (o.op != Options::Op::none && o.op != op)
+			return usage_error(op == Options::Op::mix || o.op == Options::Op::mix
+						   ? "-M and -w or -r: a mix does both; choose one"
+						   : "-w and -r: choose one");
+		o.op = op;
+		if (c == 'M') {
+			auto v = parse_count(arg, 0, 100);
+			if (!v)
+				return usage_error("%s %s: the share of reads must be a whole number from 0 to 100", name.c_str(), arg);
+			o.mix = *v;
+		}
+		break;
+	}
+	case 'f': o.file = arg;
+		  if (o.file.empty()) return usage_error("%s: empty file name", name.c_str());
+		  break;
+	case 'b':
+		if (Error e = set_size(o.block_size, arg, name))
+			return e;
+		break;
+	case 's':
+		if (Error e = set_size(o.size, arg, name))
+			return e;
+		break;
+	case 'j': {
+		auto v = parse_count(arg, 1, 4096);
+		if (!v) return usage_error("%s %s: threads must be a whole number from 1 to 4096", name.c_str(), arg);
+		o.threads = *v;
+		break;
+	}
+	case 'q': {
+		auto v = parse_count(arg, 1, 4096);
+		if (!v) return usage_error("%s %s: queue depth must be a whole number from 1 to 4096", name.c_str(), arg);
+		o.queue_depth = *v;
+		break;
+	}
+	case 'm':
+		if (std::strcmp(arg, "seq") == 0) o.random = false;
+		else if (std::strcmp(arg, "rand") == 0) o.random = true;
+		else return usage_error("%s %s: mode must be seq or rand", name.c_str(), arg);
+		break;
+	case 't': {
+		auto v = parse_seconds(arg);
+		if (!v) return usage_error("%s %s: time must be a positive number of seconds", name.c_str(), arg);
+		o.time_limit = *v;
+		break;
+	}
+	case 'D': o.direct = true; break;
+	case 'S': o.sync = true; break;
+	case 'R': o.random_buffer = true; break;
+	case 'T': o.timing = true; break;
+	case 'v': o.verbose = true; break;
+	case opt_json: o.json = true; break;
+	case opt_cached: o.cached = true; break;
+	case opt_force: o.force = true; break;
+	case opt_quick: {
+		o.quick = true;
+		o.profile = find_quick_profile(arg ? arg : "default");
+		if (!o.profile)
+			return usage_error("%s=%s: unknown profile (default, nvme, real or mix)", name.c_str(), arg);
+		if (Error e = quick_profile_error(*o.profile, name))
+			return e;
+		break;
+	}
+	case opt_keep: o.keep = true; break;
+	case opt_runs: {
+		auto v = parse_count(arg, 1, 100);
+		if (!v) return usage_error("%s %s: runs must be a whole number from 1 to 100", name.c_str(), arg);
+		o.runs = *v;
+		break;
+	}
+	case opt_explain: o.explain = true; break;
+	case opt_fsync: {
+		auto v = parse_count(arg, 1, 999999999);
+		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1", name.c_str(), arg);
+		o.fsync_every = *v;
+		break;
+	}
+	case opt_ramp: {
+		auto v = parse_seconds(arg);
+		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds", name.c_str(), arg);
+		o.ramp = *v;
+		break;
+	}
+	case opt_start_at:
+		if (Error e = parse_start_at(arg, realtime_ns(), name, o.start_at_ns))
+			return e;
+		break;
+	case opt_verify: o.verify = o.random_buffer = true; break;
+	case opt_hosts:
+		if (Error e = parse_hosts(arg, name, o.hosts))
+			return e;
+		break;
+	case opt_merge: o.merge = true; break;
+	}
+	return {};
+}
+
+// --verify checks whole 4 KiB units, from the device.
+Error check_verify(const Options &o)
+{
+	if (!o.verify)
+		return {};
+	if (o.op == Options::Op::none)
+		return usage_error("--verify: needs -w or -r, a test whose data to check");
+	if (o.cached)
+		return usage_error("--verify and --cached: the check is of what the device gives back, not the page cache");
+	if (o.block_size % (4 * KiB))
+		return usage_error("-b %" PRIu64 ": --verify needs -b a multiple of 4k (each 4 KiB unit is checked)",
+				   o.block_size);
+	if (o.size % (4 * KiB))
+		return usage_error("-s %" PRIu64 ": --verify needs -s a multiple of 4k (each 4 KiB unit is checked)", o.size);
+	if (o.op == Options::Op::mix)
+		return usage_error("--verify and -M: a mix reads what it may be rewriting; verify a -w run, then -r it");
+	if (o.ramp > 0)
+		return usage_error("--verify and --ramp: the ramp's writes would be checked as the run's; leave one out");
+	return {};
+}
+
+// An option as --hosts passes it on: its long name, "=" and its value.
+std::string canonical_option(int c, const char *arg)
+{
+	for (const option *o = long_options; o->name; o++)
+		if (o->val == c)
+			return std::string("--") + o->name + (arg ? std::string("=") + arg : "");
+	return format("-%c", c);
+}
+
+// Options that are fine one by one but not together.
+Error check_combination(const Options &o)
+{
+	if (o.merge) {	// reads results, runs nothing: only --json goes with it
+		for (const std::string &g : o.given)
+			if (g != "--merge" && g != "--json")
+				return usage_error("--merge and %s: --merge reads saved results, it runs nothing",
+						   g.substr(0, g.find('=')).c_str());
+		if (o.merge_files.empty())
+			return usage_error("--merge: needs FILE... (sdb --json documents; - for standard input)");
+		return {};
+	}
+	if (!o.hosts.empty()) {
+		if (o.quick)
+			return usage_error("--hosts and --quick: --hosts runs one test (-w, -r or -M) on each host");
+		if (o.explain)
+			return usage_error("--hosts and --explain: explain the run without --hosts");
+		if (o.op == Options::Op::none)
+			return usage_error("--hosts: needs -w, -r or -M, the test to run on each host");
+		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
+		if (o.file.empty() && !paths)
+			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
+	}
+	if (o.keep && !o.quick)
+		return usage_error("--keep: only meaningful with --quick");
+	if (o.runs && !o.quick)
+		return usage_error("--runs: only meaningful with --quick");
+	if (o.explain && o.json)
+		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
+	if (o.explain && o.op == Options::Op::none && !o.quick)
+		return usage_error("--explain: needs -w, -r, -M or --quick, a test to explain");
+	if (o.start_at_ns && (o.quick || o.explain))
+		return usage_error("--start-at and %s: a start time is for one run (-w, -r or -M)",
+				   o.quick ? "--quick" : "--explain");
+	if (o.start_at_ns && o.op == Options::Op::none)
+		return usage_error("--start-at: needs -w, -r or -M, a run to start");
+	if (o.quick) {
+		if (o.file.empty())
+			return usage_error("--quick needs -f PATH: a directory, or a new file name");
+		const struct {
+			bool given;
+			const char *name;
+		} fixed[] = {
+			{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
+			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
+			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
+			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"}, {o.verify, "--verify"},
+		};
+		for (const auto &f : fixed)
+			if (f.given)
+				return usage_error("--quick and %s: the quick suite sets its own tests", f.name);
+		return {};
+	}
+	if (o.cached && o.direct)
+		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
+	if (o.op == Options::Op::none && (o.fsync_every || o.ramp > 0))
+		return usage_error("%s: needs a test: -w, -r or -M", o.fsync_every ? "--fsync" : "--ramp");
+	if (o.fsync_every && o.op == Options::Op::read)
+		return usage_error("--fsync and -r: fdatasync follows writes; use -w or -M");
+	if (o.fsync_every && o.queue_depth > 1)
+		return usage_error("--fsync and -q %u: a sync after every N writes needs them in order; use -q 1 "
+				   "(-j N for syncs in parallel)", o.queue_depth);
+	if (Error e = check_verify(o))
+		return e;
+	if (o.op == Options::Op::none) {
+		if (!o.timing)
+			return usage_error("one of -w (write), -r (read) or -M (mix) is required; see sdb --help");
+		if (!o.file.empty())
+			return usage_error("-f %s: needs -w, -r or -M (-T alone times memory only)", o.file.c_str());
+		return {};
+	}
+	if (o.file.empty() && o.hosts.empty())
+		return usage_error("-f FILE is required with %s",
+				   o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r" : "-M");
+	return {};
+}
+
+// getopt_long's '?' or ':' as a message.  An unknown letter inside a group
+// ("-xw") leaves optind on the group, so argv[optind - 1] is not always the
+// culprit: optopt says which kind it was (0 or a long option's value: a
+// long option; a letter of short_options: a long option given "=value").
+Error option_error(int c, const std::string &given)
+{
+	bool is_long = c == ':' ? given.rfind("--", 0) == 0
+				: optopt == 0 || optopt > 255 || (optopt != ':' && std::strchr(short_options, optopt));
+	std::string bad = is_long ? given.substr(0, given.find('=')) : format("-%c", optopt);
+	if (c == ':')
+		return usage_error("%s: missing argument", bad.c_str());
+	if (is_long && optopt)
+		return usage_error("%s: takes no value", bad.c_str());
+	return usage_error("%s: unknown option; see sdb --help", bad.c_str());
+}
+
+// Never exits or prints; re-entrant (optind = 0) so tests can call it often.
+Parsed parse_args(int argc, char *argv[])
+{
+	Parsed p;
+	int c;
+	opterr = 0;
+	optind = 0;
+	int long_index = -1;
+	while ((c = getopt_long(argc, argv, short_options, long_options, &long_index)) != -1) {
+		if (c == 'h' || c == 'V') {
+			p.action = c == 'h' ? Action::help : Action::version;
+			return p;
+		}
+		if (c == '?' || c == ':') {
+			p.error = option_error(c, argv[optind - 1]);
+			return p;
+		}
+		if ((p.error = set_option(p.opt, c, optarg, option_name(c, long_index))))
+			return p;
+		p.opt.given.push_back(canonical_option(c, optarg));
+		long_index = -1;
+	}
+	if (p.opt.merge) {	// the operands are the documents
+		p.opt.merge_files.assign(argv + optind, argv + argc);
+		p.error = check_combination(p.opt);
+		return p;
+	}
+	if (optind < argc && find_quick_profile(argv[optind])) {
+		p.error = usage_error("%s: unexpected argument (a profile goes after --quick=: --quick=%s)", argv[optind],
+				      argv[optind]);
+		return p;
+	}
+	if (optind < argc) {
+		p.error = usage_error("%s: unexpected argument (the target goes after -f)", argv[optind]);
+		return p;
+	}
+	p.error = check_combination(p.opt);
+	if (!p.error && !p.opt.file.empty())	// once, here: plan, report, JSON and FILE.N all see the name
+		p.error = expand_file(p.opt.file);
+	return p;
+}
+
+} // namespace

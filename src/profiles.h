@@ -1,0 +1,62 @@
+// profiles: the quick suite's table.  CrystalDiskMark's tests by profile
+// (QuickTest, QuickProfile, quick_profiles), the one table that the option
+// parser, the suite, its header and --explain all read.
+#pragma once
+
+#include "base.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <getopt.h>
+
+namespace {
+
+// sdb --quick[=PROFILE]: CrystalDiskMark's tests on one incompressible test
+// file, each written and then read, each run --runs times for -t seconds,
+// reported as medians with their ranges.  CrystalDiskMark names a test by
+// its pattern, block size, depth and threads: SEQ1M Q8T1 is sequential
+// 1 MiB I/O, 8 in flight (io_uring, as -q 8), one thread (-j 1).
+struct QuickTest {
+	bool random;
+	std::uint64_t block_size;
+	unsigned depth, threads;
+	int mix = -1;		// a mixed test (-M): the percentage of reads, in one row
+};
+
+// The one table the parser, the header, the suite and --explain all read.
+struct QuickProfile {
+	const char *name;
+	const char *about;			// for the header
+	std::vector<QuickTest> tests;
+	const char *missing = nullptr;		// what this sdb lacks to run it
+};
+
+const QuickProfile quick_profiles[] = {
+	{"default", "CrystalDiskMark's default",
+	 {{false, MiB, 8, 1}, {false, MiB, 1, 1}, {true, 4 * KiB, 32, 1}, {true, 4 * KiB, 1, 1}}},
+	{"nvme", "CrystalDiskMark's NVMe SSD profile",
+	 {{false, MiB, 8, 1}, {false, 128 * KiB, 32, 1}, {true, 4 * KiB, 32, 16}, {true, 4 * KiB, 1, 1}}},
+	{"real", "CrystalDiskMark's real-world profile", {{false, MiB, 1, 1}, {true, 4 * KiB, 1, 1}}},
+	{"mix", "the default profile plus RND4K Q1T1 mix 70/30",
+	 {{false, MiB, 8, 1}, {false, MiB, 1, 1}, {true, 4 * KiB, 32, 1}, {true, 4 * KiB, 1, 1}, {true, 4 * KiB, 1, 1, 70}}},
+};
+
+const QuickProfile *find_quick_profile(std::string_view name)
+{
+	for (const QuickProfile &p : quick_profiles)
+		if (name == p.name)
+			return &p;
+	return nullptr;
+}
+
+Error quick_profile_error(const QuickProfile &p, const std::string &option)
+{
+	if (!p.missing)
+		return {};
+	return usage_error("%s=%s: needs %s", option.c_str(), p.name, p.missing);
+}
+
+} // namespace

@@ -1,0 +1,588 @@
+// report: the human report and the JSON document of a run (Report,
+// print_human, print_json), the timeline and its sparkline, and
+// emit_warnings for stderr.
+#pragma once
+
+#include "base.h"
+#include "json.h"
+#include "options.h"
+#include "stats.h"
+#include "plan.h"
+#include "worker.h"
+#include "device.h"
+#include "run.h"
+#include "checks.h"
+#include "verify.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Point {
+	double t;
+	double bytes_per_second;
+};
+
+// Raw 0.1 s samples folded into steps of at least `step` seconds.  Bytes
+// count when an I/O completes, so a step shorter than a few I/Os would
+// swing between zero and a burst: see timeline_step().
+std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total, double step)
+{
+	std::vector<Point> points;
+	Sample last{0, 0};
+	for (const Sample &s : samples) {
+		if (s.t > seconds)
+			break;
+		if (s.t - last.t >= step * 0.999) {
+			points.push_back({s.t, rate(s.bytes - last.bytes, s.t - last.t)});
+			last = s;
+		}
+	}
+	if (seconds - last.t > step / 2 || points.empty())
+		points.push_back({seconds, rate(total - std::min(total, last.bytes), seconds - last.t)});
+	return points;
+}
+
+// JSON: about a twentieth of the run, 0.1 s to 1 s (so about a sample a
+// second for long runs); the sparkline: a twentieth, however long.  Either
+// way at least three times the longest mean I/O time of a thread.
+double timeline_step(double seconds, double io_seconds, bool sparkline)
+{
+	double step = std::round(seconds / 20 * 10) / 10;
+	step = sparkline ? std::max(step, 0.1) : std::clamp(step, 0.1, 1.0);
+	return std::max(step, 3 * io_seconds);
+}
+
+std::string sparkline(const std::vector<Point> &points, double lo, double hi)
+{
+	static const char *const bars[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+	std::string s;
+	for (const Point &p : points) {
+		int level = hi > lo ? static_cast<int>((p.bytes_per_second - lo) / (hi - lo) * 7.999) : 7;
+		s += bars[std::clamp(level, 0, 7)];
+	}
+	return s;
+}
+
+// When the last third runs well below the first (a write cache filling
+// up, thermal throttling): the burst rate, when it fell, the sustained rate.
+std::string cliff(const std::vector<Point> &points)
+{
+	std::size_t n = points.size(), third = n / 3;
+	if (third < 2)
+		return "";
+	double first = 0, last = 0;
+	for (std::size_t i = 0; i < third; i++) {
+		first += points[i].bytes_per_second;
+		last += points[n - 1 - i].bytes_per_second;
+	}
+	first /= static_cast<double>(third);
+	last /= static_cast<double>(third);
+	if (!(last < first * 0.7))
+		return "";
+	double fell = points.back().t;
+	for (std::size_t i = 0; i < n; i++)
+		if (points[i].bytes_per_second < (first + last) / 2) {
+			fell = i ? points[i - 1].t : 0;
+			break;
+		}
+	return format("Rate fell: %s for the first %.1f s, then %s sustained", format_rate(first).c_str(), fell,
+		      format_rate(last).c_str());
+}
+
+// What the reports print: the plan, and its execution once it ran (none
+// for -T alone).
+struct Report {
+	const Plan *plan = nullptr;
+	const Execution *ex = nullptr;
+	std::optional<MemoryRates> memory;
+	std::optional<Environment> env;
+	std::optional<Verdict> verdict;
+	std::optional<VerifySummary> verify;	// --verify, when the check ran
+	double fill_seconds = -1;	// -R, for the header
+	std::vector<std::string> warnings;
+	std::string error;		// the run's one-line error, if it failed after starting
+};
+
+// CPU time of the whole process (all threads) during the run.
+struct CpuTime {
+	double user = 0, system = 0;
+};
+
+CpuTime cpu_time(const RunResult &r)
+{
+	auto secs = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+	return {secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime),
+		secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime)};
+}
+
+std::string describe_run(const Plan &p)
+{
+	const Options &o = p.opt;
+	std::string flags;
+	if (o.direct) flags += ", O_DIRECT";
+	if (o.sync) flags += ", O_SYNC";
+	if (o.cached) flags += ", cached";
+	if (o.queue_depth > 1) flags += format(", queue depth %u", o.queue_depth);
+	if (o.fsync_every) flags += format(", fdatasync every %u write%s", o.fsync_every, o.fsync_every == 1 ? "" : "s");
+	if (o.ramp > 0) flags += format(", %g s ramp first (not counted)", o.ramp);
+	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
+	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size) + " per thread";
+	for (const Target &t : p.targets)
+		if (t.size != p.targets[0].size)
+			size = "sizes per thread differ (each file's own)";
+	std::string op = is_mix(o) ? format("mix %u%% read", o.mix) : is_write(o) ? "write" : "read";
+	return format("%s %s, %s blocks, %s, %u thread%s%s%s", op.c_str(),
+		      o.random ? "rand" : "seq", format_bytes(p.block_size).c_str(), size.c_str(), o.threads,
+		      o.threads == 1 ? "" : "s", limit.c_str(), flags.c_str());
+}
+
+void print_memory(std::FILE *out, const MemoryRates &m)
+{
+	std::fprintf(out, "Memory (%s): memset %s, memcpy %s, memmove %s\n", format_bytes(m.bytes).c_str(),
+		     format_rate(m.memset_bps).c_str(), format_rate(m.memcpy_bps).c_str(),
+		     format_rate(m.memmove_bps).c_str());
+}
+
+void print_environment(std::FILE *out, const Report &r)
+{
+	const Environment &e = *r.env;
+	std::fprintf(out, "Host: %s, %s\n", e.host.c_str(), e.kernel.c_str());
+	std::fprintf(out, "Target: %s on %s, device %s, scheduler %s, blocks %s/%s bytes (logical/physical), rotational %s\n",
+		     printable(r.plan->targets[0].path).c_str(), e.fs.c_str(), e.device.c_str(),
+		     e.scheduler.empty() ? "-" : e.scheduler.c_str(), e.logical_block.empty() ? "-" : e.logical_block.c_str(),
+		     e.physical_block.empty() ? "-" : e.physical_block.c_str(), e.rotational.empty() ? "-" : e.rotational.c_str());
+	if (r.plan->opt.direct)
+		std::fprintf(out, "O_DIRECT alignment: %u bytes (from %s)\n", r.plan->dio_align,
+			     r.plan->dio_align_source.c_str());
+	std::fprintf(out, "Buffer: %s x %u, %s in huge pages\n", format_bytes(e.buffer_bytes).c_str(),
+		     r.plan->buffers, format_bytes(e.buffer_huge).c_str());
+}
+
+std::string latency_summary(const Histogram &h)
+{
+	return format("latency min %s, avg %s, p99 %s, max %s", format_ns(h.min()).c_str(), format_ns(h.mean()).c_str(),
+		      format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
+}
+
+// A mix's side: "read  70.1%: 12.00 MiB/s, 3072.00 IOPS, latency ...".
+void print_side(std::FILE *out, const char *name, std::uint64_t bytes, std::uint64_t ops, std::uint64_t all_ops,
+		double secs, const Histogram &latency)
+{
+	std::fprintf(out, "           %-5s %5.1f%%: %s, %.2f IOPS, %s\n", name,
+		     all_ops ? 100.0 * static_cast<double>(ops) / static_cast<double>(all_ops) : 0.0,
+		     format_rate(rate(bytes, secs)).c_str(), rate(ops, secs), latency_summary(latency).c_str());
+}
+
+void print_thread(std::FILE *out, const Worker &w, bool latency)
+{
+	double secs = (w.end_ns - w.start_ns) / 1e9;
+	std::fprintf(out, "Thread %2u (CPU: %2d): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
+		     secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
+	if (latency)
+		std::fprintf(out, "           %s\n", latency_summary(w.latency).c_str());
+	if (w.read_latency) {
+		print_side(out, "read", w.read_bytes, w.read_ops, w.ops, secs, *w.read_latency);
+		print_side(out, "write", w.write_bytes, w.write_ops, w.ops, secs, *w.write_latency);
+	}
+	if (const auto &h = w.sync_latency)	// the numbers etcd's guidance asks for: p99 under 10 ms
+		std::fprintf(out, "           Sync: %" PRIu64 " fdatasync, mean %s, p99 %s, p99.9 %s, max %s\n", h->count(),
+			     format_ns(h->mean()).c_str(), format_ns(h->percentile(0.99)).c_str(),
+			     format_ns(h->percentile(0.999)).c_str(), format_ns(h->max()).c_str());
+}
+
+// One side of a mix (&Worker::read_latency or write_latency), every thread's.
+Histogram side_latency(const Shared &s, std::optional<Histogram> Worker::*side)
+{
+	Histogram h;
+	for (auto &w : s.workers)
+		h.merge(*((*w).*side));
+	return h;
+}
+
+// A mix's two sides over all threads.
+void print_total_sides(std::FILE *out, const Report &r)
+{
+	const Totals &t = r.ex->totals;
+	print_side(out, "read", t.read_bytes, t.read_ops, t.ops, t.wall, side_latency(r.ex->shared, &Worker::read_latency));
+	print_side(out, "write", t.write_bytes, t.write_ops, t.ops, t.wall,
+		   side_latency(r.ex->shared, &Worker::write_latency));
+}
+
+// "limited by the device", with the evidence where it adds some.
+std::string describe_limit(const Verdict &v)
+{
+	if (v.limit == "unknown")
+		return "limit unknown";
+	std::string what = v.limit == "cpu" ? "the CPU" : v.limit == "device" || v.limit == "link" ? "the " + v.limit : v.limit;
+	if (v.limit == "device" || v.limit_why.empty())
+		return "limited by " + what;
+	return "limited by " + what + " (" + v.limit_why + ")";
+}
+
+// With -v: what the device is and what it sits on.
+void print_device_detail(std::FILE *out, const Device &d)
+{
+	if (d.stats.empty())
+		return;
+	std::string detail = d.path;
+	if (!d.alias.empty())
+		detail += " (" + d.alias + ")";
+	auto list = [](const std::vector<std::string> &v) {
+		std::string s;
+		for (const std::string &x : v)
+			s += (s.empty() ? "" : ", ") + x;
+		return s;
+	};
+	if (!d.slaves.empty())
+		detail += ", over " + list(d.slaves);
+	if (!(d.disks.size() == 1 && d.disks[0] == d.name))
+		detail += ", disk" + std::string(d.disks.size() == 1 ? " " : "s ") + list(d.disks);
+	if (!d.backing_file.empty())
+		detail += ", backing file " + printable(d.backing_file);
+	detail += d.link ? format(", link %s: %s", d.link->how.c_str(), format_rate(d.link->bytes_per_second).c_str())
+			 : ", no link ceiling in sysfs";
+	std::fprintf(out, "Device detail: %s\n", detail.c_str());
+}
+
+// "1.00 GiB read", or for a mix each side against its own claim: "700 MiB
+// read of 700 MiB claimed (100%), 300 MiB written of 300 MiB claimed (100%)".
+std::string device_bytes(const Options &o, const Verdict &v)
+{
+	if (!is_mix(o))
+		return format_bytes(v.bytes) + (is_write(o) ? " written" : " read");
+	auto share = [](std::uint64_t seen, std::uint64_t claimed) {
+		return claimed ? format(" (%.0f%%)", 100.0 * static_cast<double>(seen) / static_cast<double>(claimed)) : "";
+	};
+	return format("%s read of %s claimed%s, %s written of %s claimed%s", format_bytes(v.read_bytes).c_str(),
+		      format_bytes(v.read_claimed).c_str(), share(v.read_bytes, v.read_claimed).c_str(),
+		      format_bytes(v.write_bytes).c_str(), format_bytes(v.write_claimed).c_str(),
+		      share(v.write_bytes, v.write_claimed).c_str());
+}
+
+// The verdict in one line: what the device saw of the bytes claimed, how
+// busy it was, and what limited the run.
+void print_verdict(std::FILE *out, const Report &r)
+{
+	const Verdict &v = *r.verdict;
+	if (v.measured && is_mix(r.plan->opt))
+		std::fprintf(out, "Device: %s, %s, busy %.0f%%: %s\n", v.device.name.c_str(), device_bytes(r.plan->opt, v).c_str(),
+			     v.busy * 100, describe_limit(v).c_str());
+	else if (v.measured)
+		std::fprintf(out, "Device: %s, %s of %s claimed (%.0f%%), busy %.0f%%: %s\n", v.device.name.c_str(),
+			     device_bytes(r.plan->opt, v).c_str(), format_bytes(v.claimed).c_str(), v.delivered * 100, v.busy * 100,
+			     describe_limit(v).c_str());
+	else
+		std::fprintf(out, "Device: %s%sunverifiable: %s; %s\n", v.device.name.c_str(),
+			     v.device.name.empty() ? "" : ", ", v.reason.c_str(), describe_limit(v).c_str());
+	if (r.env)
+		print_device_detail(out, v.device);
+}
+
+// A real-time instant as the local clock shows it, to the microsecond:
+// "2025-11-30 12:00:00.250081 +0100".
+std::string format_unix(std::int64_t ns)
+{
+	time_t secs = static_cast<time_t>(ns / 1000000000);
+	tm local {};
+	char date[64] = "?", zone[16] = "";
+	if (localtime_r(&secs, &local)) {
+		std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &local);
+		std::strftime(zone, sizeof zone, "%z", &local);
+	}
+	return format("%s.%06ld %s", date, static_cast<long>(ns % 1000000000 / 1000), zone);
+}
+
+// When the timed window opened (the barrier, or the end of a --ramp), and
+// with --start-at how long after its time the barrier opened.
+std::string describe_start(const RunResult &r, const Options &o)
+{
+	std::string s = format("Started at %s (Unix %s)", format_unix(r.start_unix_ns).c_str(),
+			       json_unix(r.start_unix_ns).c_str());
+	if (o.ramp > 0)
+		s += format(", the end of the %g s ramp", o.ramp);
+	if (o.start_at_ns)
+		s += format("%s %s after --start-at's %s", o.ramp > 0 ? " begun" : ",",
+			    format_ns(static_cast<std::uint64_t>(r.start_late_ns)).c_str(), json_unix(o.start_at_ns).c_str());
+	return s;
+}
+
+// The header line's word on the data: what a write's buffer holds, and
+// that --verify's pattern is made, or its check done, inside the timing.
+std::string data_content(const Options &o)
+{
+	if (o.verify)
+		return is_write(o) ? ", --verify pattern made per I/O (timed)" : ", each 4 KiB checked as read (timed)";
+	return !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
+}
+
+void print_verify(std::FILE *out, const Report &r)
+{
+	if (!r.verify) {
+		std::fprintf(out, "Verify: not read back: the write did not finish\n");
+		return;
+	}
+	const VerifySummary &v = *r.verify;
+	std::string how = v.read_back ? format("read back in %.3f s (%s, untimed)", v.seconds,
+					       format_rate(rate(v.bytes, v.seconds)).c_str())
+				      : std::string("checked as read");
+	if (!v.bad) {
+		std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: %s\n", v.units, how.c_str(),
+			     v.complete ? "all as written" : "none bad before the interruption, the rest unchecked");
+		return;
+	}
+	std::string kinds;
+	const std::uint64_t counts[] = {v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4]};
+	const char *names[] = {"zeros", "misplaced", "corrupt"};
+	for (int k = 0; k < 3; k++)
+		if (counts[k])
+			kinds += format("%s%" PRIu64 " %s", kinds.empty() ? "" : ", ", counts[k], names[k]);
+	std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: %" PRIu64 " bad (%s), %s\n", v.units, how.c_str(), v.bad,
+		     kinds.c_str(), describe_first_bad(v).c_str());
+}
+
+void print_human(std::FILE *out, const Report &r)
+{
+	const Plan &p = *r.plan;
+	const Options &o = p.opt;
+	if (r.env)
+		print_environment(out, r);
+	if (r.memory && o.timing)
+		print_memory(out, *r.memory);
+	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(o).c_str(),
+		     printable(o.file).c_str());
+	if (r.fill_seconds >= 0) {
+		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
+		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
+			     r.fill_seconds, format_rate(rate(filled, r.fill_seconds)).c_str());
+	}
+	const Totals &t = r.ex->totals;
+	if (o.start_at_ns || r.env)
+		std::fprintf(out, "%s\n", describe_start(r.ex->result, o).c_str());
+	for (auto &w : r.ex->shared.workers)
+		if (w->cached_before >= 0)
+			std::fprintf(out, "Cached before the run: %.0f%% of %s%s\n", w->cached_before * 100,
+				     w->target->path.c_str(), o.threads > 1 ? format(" (thread %u)", w->id).c_str() : "");
+	for (auto &w : r.ex->shared.workers)
+		if (w->laid_out)
+			std::fprintf(out, "Laid out %s to %s before the %s (untimed)\n", printable(w->target->path).c_str(),
+				     format_bytes(w->target->size).c_str(), is_mix(o) ? "mix" : "random writes");
+	for (auto &w : r.ex->shared.workers)
+		print_thread(out, *w, o.random || o.fsync_every || is_mix(o));
+	if (o.threads > 1)
+		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
+			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
+			     format_bytes(t.bytes).c_str());
+	if (o.threads > 1 && is_mix(o))
+		print_total_sides(out, r);
+	if (r.verdict)
+		print_verdict(out, r);
+	if (o.verify)
+		print_verify(out, r);
+	if (t.wall - t.io > 0.05 * t.wall && t.wall - t.io >= 0.01)
+		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", t.wall - t.io, t.wall,
+			     o.direct ? "the device flushing its write cache"
+				      : "what the page cache held when the last write returned");
+	double step = timeline_step(t.io, t.longest_io, true);
+	if (t.wall >= 2 && t.io >= 2 * step) {
+		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, step);
+		double lo = points[0].bytes_per_second, hi = lo;
+		for (const Point &pt : points) {
+			lo = std::min(lo, pt.bytes_per_second);
+			hi = std::max(hi, pt.bytes_per_second);
+		}
+		std::fprintf(out, "Timeline: %s  min %s, max %s%s\n", sparkline(points, lo, hi).c_str(),
+			     format_rate(lo).c_str(), format_rate(hi).c_str(),
+			     o.ramp > 0 ? format(", from the end of the %g s ramp", o.ramp).c_str() : "");
+		while (!points.empty() && points.back().t > t.together + step / 2)
+			points.pop_back();
+		std::string fell = cliff(points);
+		if (!fell.empty())
+			std::fprintf(out, "%s\n", fell.c_str());
+	}
+	CpuTime cpu = cpu_time(r.ex->result);
+	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
+	if (r.ex->result.interrupted)
+		std::fprintf(out, "Interrupted: the results above are partial\n");
+}
+
+std::string json_options(const Plan &p)
+{
+	const Options &o = p.opt;
+	return format("{\"op\": \"%s\", \"mode\": \"%s\", \"file\": %s, \"block_size\": %" PRIu64
+		      ", \"size\": %" PRIu64 ", \"threads\": %u, \"time_limit\": %s, \"direct\": %s, \"sync\": %s, "
+		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s, \"verify\": %s}",
+		      is_mix(o) ? "mix" : is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
+		      p.targets.empty() ? 0 : p.targets[0].size, o.threads,
+		      o.time_limit > 0 ? json_number(o.time_limit).c_str() : "null", json_bool(o.direct).c_str(),
+		      json_bool(o.sync).c_str(), json_bool(o.random_buffer).c_str(), json_bool(o.cached).c_str(),
+		      o.queue_depth, is_mix(o) ? std::to_string(o.mix).c_str() : "null",
+		      o.fsync_every ? std::to_string(o.fsync_every).c_str() : "null",
+		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null", json_bool(o.verify).c_str());
+}
+
+std::string json_latency(const Histogram &h)
+{
+	return format("{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		      ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		      h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999),
+		      h.max());
+}
+
+// The non-empty buckets of a latency histogram, each [low, high, count]
+// with both bounds included: enough to merge histograms exactly later.
+std::string json_histogram(const Histogram &h)
+{
+	std::string s = "[";
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		if (h.at(i))
+			s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s.size() > 1 ? ", " : "", Histogram::low(i),
+				    Histogram::high(i), h.at(i));
+	return s + "]";
+}
+
+// A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns"}.
+std::string json_side(std::uint64_t bytes, std::uint64_t ops, double secs, const Histogram &latency)
+{
+	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s, "
+		      "\"latency_ns\": %s}", bytes, ops, json_number(rate(bytes, secs)).c_str(),
+		      json_number(rate(ops, secs)).c_str(), json_latency(latency).c_str());
+}
+
+// --fsync's syncs: {"ops", "latency_ns"}; null without --fsync.
+std::string json_sync(const std::optional<Histogram> &h)
+{
+	if (!h)
+		return "null";
+	return format("{\"ops\": %" PRIu64 ", \"latency_ns\": %s}", h->count(), json_latency(*h).c_str());
+}
+
+std::string json_thread(const Worker &w)
+{
+	double secs = (w.end_ns - w.start_ns) / 1e9;
+	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
+	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
+		      ", \"passes\": %u, \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s"
+		      ", \"latency_ns\": %s, \"cached_before\": %s, \"sync\": %s, \"read\": %s, \"write\": %s"
+		      ", \"histogram\": %s}",
+		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, w.passes, json_number(secs).c_str(),
+		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
+		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
+		      json_latency(w.latency).c_str(), cached_before.c_str(), json_sync(w.sync_latency).c_str(),
+		      w.read_latency ? json_side(w.read_bytes, w.read_ops, secs, *w.read_latency).c_str() : "null",
+		      w.write_latency ? json_side(w.write_bytes, w.write_ops, secs, *w.write_latency).c_str() : "null",
+		      json_histogram(w.latency).c_str());
+}
+
+// The total's read and write sides: null unless a mix.
+std::string json_total_sides(const Report &r)
+{
+	const Totals &t = r.ex->totals;
+	if (!is_mix(r.plan->opt))
+		return "\"read\": null, \"write\": null";
+	return "\"read\": " + json_side(t.read_bytes, t.read_ops, t.wall, side_latency(r.ex->shared, &Worker::read_latency)) +
+	       ", \"write\": " + json_side(t.write_bytes, t.write_ops, t.wall, side_latency(r.ex->shared, &Worker::write_latency));
+}
+
+std::string json_memory(const MemoryRates &m)
+{
+	return format("{\"memset\": %s, \"memcpy\": %s, \"memmove\": %s, \"bytes\": %" PRIu64 "}",
+		      json_number(m.memset_bps).c_str(), json_number(m.memcpy_bps).c_str(),
+		      json_number(m.memmove_bps).c_str(), m.bytes);
+}
+
+std::string json_environment(const Report &r)
+{
+	const Environment &e = *r.env;
+	return format("{\"host\": %s, \"kernel\": %s, \"filesystem\": %s, \"device\": %s, \"scheduler\": %s, "
+		      "\"logical_block_size\": %s, \"physical_block_size\": %s, \"rotational\": %s, \"dio_align\": %u, "
+		      "\"buffer_bytes\": %" PRIu64 ", \"buffer_huge_page_bytes\": %" PRIu64 "}",
+		      json_string(e.host).c_str(), json_string(e.kernel).c_str(), json_string(e.fs).c_str(),
+		      json_string(e.device).c_str(), json_string(e.scheduler).c_str(),
+		      json_string(e.logical_block).c_str(), json_string(e.physical_block).c_str(),
+		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge);
+}
+
+std::string json_device(const Verdict &v)
+{
+	const Device &d = v.device;
+	std::string link = d.link ? format("{\"kind\": %s, \"bytes_per_second\": %s}", json_string(d.link->kind).c_str(),
+					   json_number(d.link->bytes_per_second).c_str())
+				  : "null";
+	return format("{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"busy\": %s, \"limit\": %s, "
+		      "\"link\": %s, \"verified\": %s, \"reason\": %s}",
+		      json_string_or_null(d.stats.empty() ? "" : d.name).c_str(),
+		      json_string_or_null(d.stats.empty() ? "" : d.path).c_str(),
+		      v.measured ? std::to_string(v.bytes).c_str() : "null",
+		      v.measured && v.claimed ? json_number(v.delivered).c_str() : "null",
+		      v.measured ? json_number(v.busy).c_str() : "null", json_string(v.limit).c_str(), link.c_str(),
+		      json_bool(v.verified).c_str(), json_string_or_null(v.reason).c_str());
+}
+
+// The last thread's end on the real-time clock: the start plus the wall
+// time measured on the monotonic one, so that a clock step cannot bend it.
+std::int64_t end_unix_ns(const RunResult &r, const Totals &t)
+{
+	return r.start_unix_ns + std::llround(t.wall * 1e9);
+}
+
+void print_json(std::FILE *out, const Report &r)
+{
+	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
+				 json_string(short_host_name()).c_str());
+	if (r.plan && r.ex) {
+		const Totals &t = r.ex->totals;
+		const RunResult &run = r.ex->result;
+		doc += ",\n \"options\": " + json_options(*r.plan);
+		doc += format(",\n \"start_unix\": %s, \"end_unix\": %s, \"start_late\": %s",
+			      json_unix(run.start_unix_ns).c_str(), json_unix(end_unix_ns(run, t)).c_str(),
+			      json_number(run.start_late_ns / 1e9).c_str());
+		doc += ",\n \"threads\": [";
+		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
+			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
+		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, %s}",
+			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
+			      json_number(rate(t.ops, t.wall)).c_str(), json_total_sides(r).c_str());
+		CpuTime cpu = cpu_time(r.ex->result);
+		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
+			      json_number(cpu.system).c_str());
+		if (r.verdict)
+			doc += ",\n \"device\": " + json_device(*r.verdict);
+		if (r.plan->opt.verify)
+			doc += ",\n \"verify\": " + json_verify(r.verify);
+		doc += ",\n \"timeline\": [";
+		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false));
+		for (std::size_t i = 0; i < points.size(); i++)
+			doc += format("%s{\"t\": %s, \"unix\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
+				      json_number(points[i].t).c_str(),
+				      json_unix(run.start_unix_ns + std::llround(points[i].t * 1e9)).c_str(),
+				      json_number(points[i].bytes_per_second).c_str());
+		doc += "]";
+	}
+	if (r.memory)
+		doc += ",\n \"memory\": " + json_memory(*r.memory);
+	if (r.env)
+		doc += ",\n \"environment\": " + json_environment(r);
+	doc += ",\n \"warnings\": " + json_warnings(r.warnings);
+	if (!r.error.empty())
+		doc += ",\n \"error\": " + json_string(r.error);
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.ex && r.ex->result.interrupted).c_str());
+	std::fputs(doc.c_str(), out);
+}
+
+void emit_warnings(const std::vector<std::string> &warnings)
+{
+	for (const std::string &w : warnings)
+		std::fprintf(stderr, "sdb: warning: %s\n", one_line(w).c_str());
+}
+
+} // namespace

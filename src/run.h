@@ -1,0 +1,501 @@
+// run: one run of a plan.  The start barrier (Gate), the workers' threads,
+// the supervising main thread (sampler, progress line, --start-at,
+// --ramp), signals through a signalfd (SignalScope, Waiter), the Totals,
+// and execute(), which runs a plan start to end.
+#pragma once
+
+#include "base.h"
+#include "plan.h"
+#include "buffer.h"
+#include "worker.h"
+#include "device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pthread.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+// The start barrier: workers prepare, report ready, then wait for the gate.
+// The last worker to get ready, and every worker that finishes, pokes an
+// eventfd so that the supervising main thread wakes at once.
+struct Gate {
+	std::mutex mutex;
+	std::condition_variable cv;
+	bool open = false;
+	std::atomic<unsigned> workers{0};
+	std::atomic<unsigned> ready{0};
+	std::atomic<unsigned> done{0};
+	int wake_fd = -1;
+
+	void poke() const
+	{
+		std::uint64_t one = 1;
+		ssize_t ignored = write(wake_fd, &one, sizeof one);
+		(void)ignored;
+	}
+	void arrive()
+	{
+		if (ready.fetch_add(1) + 1 == workers)
+			poke();
+		std::unique_lock<std::mutex> lock(mutex);
+		cv.wait(lock, [this] { return open; });
+	}
+	void release()
+	{
+		{
+			std::lock_guard<std::mutex> lock(mutex);
+			open = true;
+		}
+		cv.notify_all();
+	}
+	void leave()
+	{
+		done.fetch_add(1);
+		poke();
+	}
+};
+
+// Which run of a plan this is, beyond the plan: the quick suite runs each
+// test --runs times, each with its own random order, and names the test on
+// the progress line.  A plain run is run 0, unnamed.
+struct RunId {
+	unsigned index = 0;
+	std::string label;
+};
+
+// The workers of one run, their threads and the barrier they start at.
+struct Shared {
+	Gate gate;
+	std::vector<std::unique_ptr<Worker>> workers;
+	std::vector<pthread_t> threads;	// those that started
+};
+
+void *worker_main(void *arg)
+{
+	Worker &w = *static_cast<Worker *>(arg);
+	w.error = prepare(w);
+	if (w.error)
+		g_stop.store(true, std::memory_order_relaxed);
+	w.gate->arrive();
+	if (!w.error && !g_stop.load())
+		timed_phase(w);
+	if (w.fd >= 0)
+		close(w.fd);
+	w.gate->leave();
+	return nullptr;
+}
+
+struct Sample {
+	double t;		// seconds since the start
+	std::uint64_t bytes;	// all threads together
+};
+
+struct RunResult {
+	std::int64_t start_ns = 0;
+	std::int64_t start_unix_ns = 0;	// the same instant on the real-time clock
+	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
+	std::vector<Sample> samples;
+	rusage usage_before {}, usage_after {};
+	bool interrupted = false;
+	std::vector<std::string> stat_files;	// the devices' counters (see verification)
+	std::vector<std::string> stats_before, stats_after;	// their lines at the barrier and at the end
+};
+
+// What a run adds up to, computed once after it (add_up) and read by every
+// report: the human one, the JSON, the verdict, the quick suite.
+struct Totals {
+	std::uint64_t bytes = 0, ops = 0;
+	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;	// a mix's sides
+	double wall = 0;	// barrier to the last thread's end, its final fdatasync included
+	double io = 0;		// barrier to the last I/O's return: the timeline stops here, since
+				// a final fdatasync moves no bytes of its own and would read as 0 B/s
+	double together = 0;	// barrier to the first thread's last I/O: all threads running
+	double longest_io = 0;	// the longest mean time of one I/O among the threads
+};
+
+Totals add_up(const Shared &s, std::int64_t start_ns)
+{
+	Totals t;
+	std::int64_t last_end = start_ns, last_io = start_ns, first_io = INT64_MAX;
+	for (auto &w : s.workers) {
+		t.bytes += w->bytes;
+		t.ops += w->ops;
+		t.read_bytes += w->read_bytes;
+		t.read_ops += w->read_ops;
+		t.write_bytes += w->write_bytes;
+		t.write_ops += w->write_ops;
+		std::int64_t io_end = w->loop_end_ns ? w->loop_end_ns : w->end_ns;
+		last_end = std::max(last_end, w->end_ns);
+		last_io = std::max(last_io, io_end);
+		first_io = std::min(first_io, io_end);
+		if (w->ops)
+			t.longest_io = std::max(t.longest_io, (w->end_ns - w->start_ns) / 1e9 / static_cast<double>(w->ops));
+	}
+	t.wall = (last_end - start_ns) / 1e9;
+	t.io = (last_io - start_ns) / 1e9;
+	t.together = first_io == INT64_MAX ? 0 : (first_io - start_ns) / 1e9;
+	return t;
+}
+
+// The block-layer counters of the devices under the target, as text: read
+// as the barrier opens and after the last thread ends, judged later.
+std::vector<std::string> read_stats(const std::vector<std::string> &files)
+{
+	std::vector<std::string> lines;
+	for (const std::string &f : files)
+		lines.push_back(read_line(f));
+	return lines;
+}
+
+std::uint64_t total_done(const Shared &s)
+{
+	std::uint64_t sum = 0;
+	for (auto &w : s.workers)
+		sum += w->bytes_done.load(std::memory_order_relaxed);
+	return sum;
+}
+
+// All the bytes a run is to move: the end the progress line counts to.
+std::uint64_t planned_bytes(const Plan &plan)
+{
+	std::uint64_t sum = 0;
+	for (const Target &t : plan.targets)
+		sum += t.size;
+	return sum;
+}
+
+// The live status line: only to a terminal, never with --json.
+void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
+{
+	double bps = rate(bytes, elapsed);
+	double eta;
+	if (plan.opt.time_limit > 0)
+		eta = std::max(0.0, plan.opt.time_limit - elapsed);
+	else
+		eta = bps > 0 ? static_cast<double>(planned_bytes(plan) - std::min(bytes, planned_bytes(plan))) / bps : 0;
+	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
+		     format_rate(bps).c_str(), elapsed, eta);
+	std::fflush(stderr);
+}
+
+// Signals arrive through a signalfd (they are blocked in every thread; see
+// SignalScope), worker news through the gate's eventfd: no signal handler ever
+// runs, and no I/O call in a worker is interrupted by one.
+struct Waiter {
+	int signal_fd = -1;
+	int wake_fd = -1;
+	mutable int received = 0;	// the first signal that came, 0 while none did
+
+	// Wait up to ms for a signal or a poke.  A second signal ends sdb at
+	// once.  A pipe on stdout whose reader has gone (POLLERR on its write
+	// end) counts as SIGPIPE now, not when the report is finally written.
+	void wait(int ms, bool &interrupted) const
+	{
+		pollfd fds[3] = {{signal_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}, {interrupted ? -1 : 1, 0, 0}};
+		if (poll(fds, 3, ms) <= 0)
+			return;
+		std::uint64_t count;
+		if (fds[1].revents & POLLIN) {
+			ssize_t ignored = read(wake_fd, &count, sizeof count);
+			(void)ignored;
+		}
+		if (fds[0].revents & POLLIN) {
+			take_signal(interrupted);
+		} else if (fds[2].revents & POLLERR) {
+			received = SIGPIPE;
+			interrupted = true;
+			g_stop.store(true);
+		}
+	}
+
+	// Outside a run (the -R fill, -T): has a signal come?  Never waits.
+	bool interrupted() const
+	{
+		bool seen = received != 0;
+		take_signal(seen);
+		return seen;
+	}
+
+	// 128 + the signal's number, as a shell reports a process it ended.
+	int exit_status() const { return 128 + received; }
+
+	// The error that ends a run a signal stopped before it began.
+	Error interruption(const char *when) const
+	{
+		const char *name = sigabbrev_np(received);
+		return Error{exit_status(), format("interrupted by SIG%s %s", name ? name : "?", when)};
+	}
+
+	// Outside a run: the interruption if a signal has come, else none.
+	Error stopped(const char *when) const { return interrupted() ? interruption(when) : Error{}; }
+
+private:
+	void take_signal(bool &interrupted) const
+	{
+		signalfd_siginfo info;
+		if (read(signal_fd, &info, sizeof info) != sizeof info)
+			return;
+		if (interrupted) {
+			if (g_cleanup_path)
+				unlink(g_cleanup_path);
+			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
+			ssize_t ignored = write(2, msg, sizeof msg - 1);
+			(void)ignored;
+			_exit(128 + static_cast<int>(info.ssi_signo));
+		}
+		received = static_cast<int>(info.ssi_signo);
+		interrupted = true;
+		g_stop.store(true);
+	}
+};
+
+// The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
+// blocked (the calling thread's mask is inherited by every worker) and
+// routed to a signalfd; the gate's eventfd for worker news.  Each one
+// stops the run, which reports what it has and exits 128 + its number.
+struct SignalScope {
+	sigset_t signals {}, old {};
+	Waiter waiter;
+
+	SignalScope()
+	{
+		sigemptyset(&signals);
+		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
+			sigaddset(&signals, sig);
+		pthread_sigmask(SIG_BLOCK, &signals, &old);
+		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
+	}
+	// A signal that came after the run (while the report was printed) is
+	// taken here: unblocked, it would kill sdb before stdout is flushed.
+	~SignalScope()
+	{
+		flush_output(stdout);
+		signalfd_siginfo info;
+		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
+			continue;
+		close(waiter.signal_fd);
+		close(waiter.wake_fd);
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
+	}
+	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
+};
+
+// --start-at: every thread is ready; hold the gate until the real-time
+// clock reads `at`.  Signals and worker news are watched in steps of at
+// most 0.1 s (a clock set meanwhile is noticed too), ending about 2 ms
+// early; the rest is one absolute clock_nanosleep, which wakes within a
+// fraction of a millisecond.
+void wait_for_start(std::int64_t at, const Waiter &waiter, bool &interrupted)
+{
+	const std::int64_t ms = 1000000;
+	for (;;) {
+		std::int64_t left = at - realtime_ns();
+		if (left <= 0 || interrupted || g_stop.load())
+			return;
+		if (left > 3 * ms) {	// poll()'s whole milliseconds: at least 1, at most 100
+			waiter.wait(static_cast<int>(std::min<std::int64_t>(left - 2 * ms, 100 * ms) / ms), interrupted);
+			continue;
+		}
+		timespec ts{static_cast<time_t>(at / 1000000000), static_cast<long>(at % 1000000000)};
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR)
+			continue;
+		return;
+	}
+}
+
+// Every worker is past its --ramp (or done): its bytes_done counts the
+// timed window only.
+bool all_counting(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (!w->counting.load())
+			return false;
+	return true;
+}
+
+// --ramp: the barrier opens, the workers run the ramp, and the timed
+// window opens at its end: the device's counters and the CPU time are read
+// then, and the run's clock starts there.  Each worker drops what it
+// counted at its first I/O to end after that moment (see open_window()).
+void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
+{
+	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
+	for (auto &w : s.workers)
+		w->ramp_end_ns = ramp_end;
+	s.gate.release();
+	unsigned n = s.gate.workers;
+	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns())
+		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
+	r.stats_before = read_stats(r.stat_files);
+	getrusage(RUSAGE_SELF, &r.usage_before);
+	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
+	// empty window when it stopped, not at the ramp's end still ahead.
+	std::int64_t now = now_ns();
+	r.start_ns = std::min(now, ramp_end);
+	r.start_unix_ns = realtime_ns() - (now - r.start_ns);
+}
+
+// Main thread while the workers run: the sampler, the progress line and the
+// signal handling all live here, so the workers only do I/O.
+void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, const Waiter &waiter)
+{
+	unsigned n = s.gate.workers;
+	while (s.gate.ready.load() < n)
+		waiter.wait(100, r.interrupted);
+	if (plan.opt.start_at_ns)
+		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
+	if (plan.opt.start_at_ns)
+		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
+	if (plan.opt.ramp > 0 && !g_stop.load()) {
+		run_ramp(s, plan, r, waiter);
+	} else {
+		r.stats_before = read_stats(r.stat_files);
+		getrusage(RUSAGE_SELF, &r.usage_before);
+		r.start_ns = now_ns();
+		r.start_unix_ns = realtime_ns();
+		s.gate.release();
+	}
+	bool tty = !plan.opt.json && isatty(2);
+	bool drawn = false;
+	const std::int64_t tick = 100000000;	// a sample every 0.1 s
+	std::int64_t next_sample = r.start_ns + tick;
+	std::int64_t next_draw = r.start_ns + (id.label.empty() ? 1000000000 : tick);
+	while (s.gate.done.load() < n) {
+		std::int64_t now = now_ns();
+		if (now < next_sample) {
+			waiter.wait(static_cast<int>((next_sample - now + 999999) / 1000000), r.interrupted);
+			continue;
+		}
+		next_sample += tick;
+		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
+			continue;
+		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
+		if (tty && now >= next_draw) {
+			draw_progress(plan, id.label, r.samples.back().bytes, r.samples.back().t);
+			drawn = true;
+			next_draw = now + 250000000;
+		}
+	}
+	r.stats_after = read_stats(r.stat_files);	// every thread is done: after the final fdatasync
+	getrusage(RUSAGE_SELF, &r.usage_after);
+	if (drawn)
+		std::fprintf(stderr, "\r\033[K");
+}
+
+Error start_workers(Shared &s, const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers)
+{
+	unsigned n = plan.opt.threads;
+	s.gate.workers = n;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * KiB);
+	for (unsigned i = 0; i < n; i++) {
+		auto w = std::make_unique<Worker>();
+		w->id = i;
+		w->run = id.index;
+		w->plan = &plan;
+		w->target = &plan.targets[i];
+		w->buffer = buffers[buffers.size() == 1 ? 0 : i]->data();
+		w->gate = &s.gate;
+		s.workers.push_back(std::move(w));
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_t th;
+		int err = pthread_create(&th, &attr, worker_main, s.workers[i].get());
+		if (err) {
+			pthread_attr_destroy(&attr);
+			g_stop.store(true);
+			s.gate.workers = i;	// the missing threads will never be ready
+			s.workers.resize(i);
+			if (s.gate.ready.load() == i)
+				s.gate.poke();
+			return sys_error(err, "cannot start thread %u of %u", i + 1, n);
+		}
+		s.threads.push_back(th);
+	}
+	pthread_attr_destroy(&attr);
+	return {};
+}
+
+// One run of a plan (see execute()): workers prepare, the barrier opens,
+// the main thread supervises until the last worker is done.
+struct Execution {
+	Shared shared;
+	RunResult result;
+	Totals totals;			// added up once, after the run
+	Device device;			// whose counters check the run
+	Error error;
+};
+
+// 4096 threads each hold a target fd (and a ring fd at -q > 1): more than
+// the usual soft limit of 1024, well within the usual hard limit.
+void raise_fd_limit()
+{
+	rlimit r {};
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+// What to show when a run ends in an error: results if any I/O was timed.
+bool ran_any(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (w->start_ns)
+			return true;
+	return false;
+}
+
+// A run that never started (a thread could not open its file, a signal
+// came first) leaves none of the files it created behind.
+void remove_created(const Shared &s)
+{
+	for (auto &w : s.workers) {
+		struct stat st {};
+		if (w->created && lstat(w->target->path.c_str(), &st) == 0 && identity_of(st) == *w->created)
+			unlink(w->target->path.c_str());
+	}
+}
+
+void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter,
+	     Execution &ex)
+{
+	ex.shared.gate.wake_fd = waiter.wake_fd;
+	ex.device = find_device(plan);
+	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
+		ex.result.stat_files = ex.device.stats;
+	ex.error = start_workers(ex.shared, plan, id, buffers);
+	supervise(ex.shared, plan, id, ex.result, waiter);
+	for (pthread_t th : ex.shared.threads)
+		pthread_join(th, nullptr);
+	for (auto &w : ex.shared.workers)
+		if (!ex.error && w->error)
+			ex.error = w->error;
+	ex.totals = add_up(ex.shared, ex.result.start_ns);
+	if (!ran_any(ex.shared))
+		remove_created(ex.shared);
+}
+
+} // namespace

@@ -1,0 +1,196 @@
+// stats: the numbers behind a run.  Permutation (a full-period random
+// order of the blocks in O(1) memory), Histogram (HdrHistogram-style
+// latency buckets, mergeable), MixChooser (-M's read-or-write draw), and
+// splitmix64, the one finaliser they and the --verify pattern share.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+	return x ^ (x >> 31);
+}
+
+// A pseudo-random order of 0..n-1 with O(1) memory.  An LCG modulo 2^k
+// (k = bits to hold n-1; a = 1 mod 4 and c odd give the full period 2^k)
+// walks every k-bit state once per period; a bijection of k-bit values
+// (xorshift, odd multiply, xorshift) scrambles the LCG's weak low bits;
+// values >= n are skipped (cycle walking).  Any n consecutive outputs are
+// a permutation of 0..n-1, and since n > 2^(k-1) fewer than 2 steps are
+// taken per output on average.
+class Permutation {
+public:
+	Permutation(std::uint64_t n, std::uint64_t seed) : n_(n)
+	{
+		unsigned bits = 0;
+		while (bits < 64 && (n - 1) >> bits)
+			bits++;
+		mask_ = bits == 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+		shift_ = std::max(1u, bits / 2);
+		state_ = mix(seed) & mask_;
+		increment_ = (mix(seed + 1) | 1) & mask_;
+		multiplier_ = mix(seed + 2) | 1;
+	}
+
+	std::uint64_t next()
+	{
+		for (;;) {
+			state_ = (state_ * 6364136223846793005ULL + increment_) & mask_;
+			std::uint64_t x = state_;
+			x ^= x >> shift_;
+			x = (x * multiplier_) & mask_;
+			x ^= x >> shift_;
+			if (x < n_)
+				return x;
+		}
+	}
+
+private:
+	static std::uint64_t mix(std::uint64_t z)	// splitmix64
+	{
+		z += 0x9e3779b97f4a7c15ULL;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		return z ^ (z >> 31);
+	}
+	std::uint64_t n_, mask_, state_, increment_, multiplier_;
+	unsigned shift_;
+};
+
+// Latency in nanoseconds, HdrHistogram-style: values below 256 exactly,
+// above that 128 linear sub-buckets per power of two (< 0.8% wide), fixed
+// memory, O(1) add.  Percentiles are reported as bucket midpoints.
+class Histogram {
+public:
+	static constexpr unsigned sub_bits = 7;
+	static constexpr unsigned sub_count = 1u << sub_bits;		// 128
+	static constexpr unsigned buckets = 2 * sub_count + (63 - sub_bits) * sub_count;
+
+	Histogram() : counts_(buckets, 0) {}
+
+	void add(std::uint64_t v)
+	{
+		counts_[index(v)]++;
+		count_++;
+		sum_ += v;
+		min_ = std::min(min_, v);
+		max_ = std::max(max_, v);
+	}
+
+	void merge(const Histogram &h)
+	{
+		for (unsigned i = 0; i < buckets; i++)
+			counts_[i] += h.counts_[i];
+		count_ += h.count_;
+		sum_ += h.sum_;
+		min_ = std::min(min_, h.min_);
+		max_ = std::max(max_, h.max_);
+	}
+
+	// Back to no samples: what a --ramp ran is not counted.
+	void reset()
+	{
+		std::fill(counts_.begin(), counts_.end(), 0);
+		count_ = sum_ = max_ = 0;
+		min_ = UINT64_MAX;
+	}
+
+	std::uint64_t count() const { return count_; }
+	std::uint64_t min() const { return count_ ? min_ : 0; }
+	std::uint64_t max() const { return max_; }
+	std::uint64_t mean() const { return count_ ? sum_ / count_ : 0; }
+
+	// The value at or below which a fraction q (0..1) of the samples lie.
+	std::uint64_t percentile(double q) const
+	{
+		if (count_ == 0)
+			return 0;
+		auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
+		if (rank >= count_)
+			return max_;
+		rank = std::max<std::uint64_t>(rank, 1);
+		std::uint64_t seen = 0;
+		for (unsigned i = 0; i < buckets; i++) {
+			seen += counts_[i];
+			if (seen >= rank)
+				return std::clamp(midpoint(i), min(), max_);
+		}
+		return max_;
+	}
+
+	static unsigned index(std::uint64_t v)
+	{
+		if (v < 2 * sub_count)
+			return static_cast<unsigned>(v);
+		unsigned msb = 63u - static_cast<unsigned>(__builtin_clzll(v));
+		unsigned shift = msb - sub_bits;
+		return (shift + 1) * sub_count + static_cast<unsigned>(v >> shift) - sub_count;
+	}
+
+	static std::uint64_t midpoint(unsigned i) { return low(i) + (width(i) >> 1); }
+
+	// Bucket i holds the values low(i) .. high(i), both included.
+	static std::uint64_t low(unsigned i)
+	{
+		if (i < 2 * sub_count)
+			return i;
+		return static_cast<std::uint64_t>(i % sub_count + sub_count) << (i / sub_count - 1);
+	}
+	static std::uint64_t high(unsigned i) { return low(i) + width(i) - 1; }
+
+	// The samples in bucket i.
+	std::uint64_t at(unsigned i) const { return counts_[i]; }
+
+	// n samples known only by their bucket (a saved histogram): counted at
+	// the bucket's midpoint, clamped to the bucket's bounds for min and max.
+	void add_bucket(unsigned i, std::uint64_t n)
+	{
+		if (n == 0)
+			return;
+		counts_[i] += n;
+		count_ += n;
+		sum_ += midpoint(i) * n;
+		min_ = std::min(min_, low(i));
+		max_ = std::max(max_, high(i));
+	}
+
+private:
+	static std::uint64_t width(unsigned i) { return i < 2 * sub_count ? 1 : std::uint64_t{1} << (i / sub_count - 1); }
+
+	std::vector<std::uint64_t> counts_;
+	std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
+};
+
+std::uint64_t histogram_bytes() { return Histogram::buckets * sizeof(std::uint64_t); }
+
+// -M PCT: whether each I/O of a mix is a read, with probability PCT%, from
+// splitmix64 over a seed: reproducible, another sequence for each thread
+// and repeat, independent of the offsets' order.  A draw is a multiply and
+// a few shifts; the modulo's bias (2^64 mod 100 in 2^64) is nil.
+class MixChooser {
+public:
+	MixChooser(std::uint64_t seed, unsigned read_percent) : state_(seed), percent_(read_percent) {}
+
+	bool read()
+	{
+		std::uint64_t z = splitmix64(state_);
+		state_ += 0x9e3779b97f4a7c15ULL;	// the step splitmix64 adds: the next draw's input
+		return z % 100 < percent_;
+	}
+
+private:
+	std::uint64_t state_;
+	unsigned percent_;
+};
+
+} // namespace

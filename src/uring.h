@@ -1,0 +1,242 @@
+// uring: io_uring through raw syscalls and the kernel's UAPI header (no
+// liburing).  Ring: setup with the flags that suit one thread, a fixed file
+// and buffer where the kernel takes them, queue, submit-and-wait with a
+// bounded wait, reap.
+#pragma once
+
+#include "base.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace {
+
+// The most one read or write moves on Linux (MAX_RW_COUNT); longer I/Os
+// come back short and are continued.
+constexpr std::size_t max_transfer = 0x7ffff000;
+
+// io_uring through raw syscalls and the kernel's UAPI header: no liburing,
+// sdb depends on libc only.  One ring per thread, used by that thread only,
+// which is what the setup flags tell the kernel (see setup()).
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
+#endif
+
+class Ring {
+public:
+	Ring() = default;
+	Ring(const Ring &) = delete;
+	Ring &operator=(const Ring &) = delete;
+	~Ring()
+	{
+		if (sqes_ != MAP_FAILED)
+			munmap(sqes_, sqes_len_);
+		if (cq_map_ != MAP_FAILED && cq_map_ != sq_map_)
+			munmap(cq_map_, cq_len_);
+		if (sq_map_ != MAP_FAILED)
+			munmap(sq_map_, sq_len_);
+		if (fd_ >= 0)
+			close(fd_);
+	}
+
+	// A ring of entries SQEs.  submit_batch: the most SQEs handed to one
+	// io_uring_enter (0: all that are queued); wait_batch: the completions
+	// one io_uring_enter waits for (at most all in flight).
+	//
+	// The flags suit one thread that submits and reaps: SINGLE_ISSUER lets
+	// the kernel skip its locking for other submitters; DEFER_TASKRUN (6.1)
+	// runs completion work only when this thread asks for completions, so a
+	// completion never interrupts it and the wait wakes it once for
+	// wait_batch of them, not once each; COOP_TASKRUN (5.19) is the half of
+	// that an older kernel has.  A kernel that does not know a flag refuses
+	// it with EINVAL: the next set is tried, down to none.
+	Error setup(unsigned entries, unsigned submit_batch, unsigned wait_batch)
+	{
+		static const unsigned tries[] = {
+			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+			IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
+			IORING_SETUP_COOP_TASKRUN,
+			0,
+		};
+		io_uring_params p {};
+		submit_batch_ = submit_batch;
+		wait_batch_ = std::max(wait_batch, 1u);
+		for (unsigned flags : tries) {
+			p = io_uring_params {};
+			p.flags = flags;
+			fd_ = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
+			if (fd_ >= 0 || errno != EINVAL)
+				break;
+		}
+		if (fd_ < 0)
+			return unavailable(entries, errno);
+		sq_len_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+		cq_len_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
+		bounded_wait_ = p.features & IORING_FEAT_EXT_ARG;
+		bool single = p.features & IORING_FEAT_SINGLE_MMAP;
+		if (single)
+			sq_len_ = cq_len_ = std::max(sq_len_, cq_len_);
+		sq_map_ = mmap(nullptr, sq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQ_RING);
+		if (sq_map_ == MAP_FAILED)
+			return unavailable(entries, errno);
+		cq_map_ = single ? sq_map_ : mmap(nullptr, cq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_CQ_RING);
+		if (cq_map_ == MAP_FAILED)
+			return unavailable(entries, errno);
+		sqes_len_ = p.sq_entries * sizeof(io_uring_sqe);
+		sqes_ = mmap(nullptr, sqes_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQES);
+		if (sqes_ == MAP_FAILED)
+			return unavailable(entries, errno);
+		auto *sq = static_cast<char *>(sq_map_);
+		auto *cq = static_cast<char *>(cq_map_);
+		sq_tail_ = reinterpret_cast<unsigned *>(sq + p.sq_off.tail);
+		sq_mask_ = *reinterpret_cast<unsigned *>(sq + p.sq_off.ring_mask);
+		cq_head_ = reinterpret_cast<unsigned *>(cq + p.cq_off.head);
+		cq_tail_ = reinterpret_cast<unsigned *>(cq + p.cq_off.tail);
+		cq_mask_ = *reinterpret_cast<unsigned *>(cq + p.cq_off.ring_mask);
+		cqes_ = reinterpret_cast<io_uring_cqe *>(cq + p.cq_off.cqes);
+		tail_ = *sq_tail_;
+		// The SQ array maps ring slot i to SQE i, once and for all.
+		auto *sq_array = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
+		for (unsigned i = 0; i < p.sq_entries; i++)
+			sq_array[i] = i;
+		flags_ = p.flags;
+		return {};
+	}
+
+	// The descriptor and the buffer every I/O of this ring uses, registered
+	// with the kernel where it takes them: a fixed file spares the
+	// descriptor lookup and reference per I/O, a fixed buffer the page
+	// pinning (get_user_pages) per I/O.  Registration is an optimisation: a
+	// refusal (RLIMIT_MEMLOCK for the buffer, an old kernel) leaves the
+	// plain READ/WRITE.  punted: the target cannot be tried without
+	// blocking (no FMODE_NOWAIT: zram, brd, some FUSE files), so the kernel
+	// hands every I/O to an io-wq worker after a first attempt that must
+	// fail; IOSQE_ASYNC skips that attempt.
+	void attach(int fd, bool write, char *buffer, std::size_t len, bool punted)
+	{
+		io_uring_sqe &t = template_;
+		t = io_uring_sqe {};
+		t.opcode = write ? IORING_OP_WRITE : IORING_OP_READ;
+		t.fd = fd;
+		t.flags = punted ? IOSQE_ASYNC : 0;
+		if (syscall(__NR_io_uring_register, fd_, IORING_REGISTER_FILES, &fd, 1) == 0) {
+			t.fd = 0;
+			t.flags |= IOSQE_FIXED_FILE;
+		}
+		iovec whole = {buffer, len};
+		if (len > 0 && syscall(__NR_io_uring_register, fd_, IORING_REGISTER_BUFFERS, &whole, 1) == 0) {
+			t.opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+			t.buf_index = 0;
+		}
+	}
+
+	// An I/O of len bytes at offset into buf, which lies in the attached
+	// buffer; index comes back with its completion.
+	void queue(char *buf, std::size_t len, std::uint64_t offset, unsigned index)
+	{
+		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + (tail_ & sq_mask_);
+		*sqe = template_;
+		sqe->addr = reinterpret_cast<std::uintptr_t>(buf);
+		sqe->len = static_cast<std::uint32_t>(std::min<std::size_t>(len, max_transfer));	// the rest is requeued
+		sqe->off = offset;
+		sqe->user_data = index;
+		tail_++;
+		pending_++;
+	}
+
+	// The same for a mix, whose I/Os go either way on one descriptor.
+	void queue(char *buf, std::size_t len, std::uint64_t offset, unsigned index, bool write)
+	{
+		queue(buf, len, offset, index);
+		io_uring_sqe *sqe = static_cast<io_uring_sqe *>(sqes_) + ((tail_ - 1) & sq_mask_);
+		bool fixed = template_.opcode == IORING_OP_READ_FIXED || template_.opcode == IORING_OP_WRITE_FIXED;
+		sqe->opcode = fixed ? (write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED)
+				    : (write ? IORING_OP_WRITE : IORING_OP_READ);
+	}
+
+	// Submit what is queued and wait for wait_batch completions (or all
+	// inflight, if fewer): 0 or errno.
+	int submit_and_wait(unsigned inflight)
+	{
+		__atomic_store_n(sq_tail_, tail_, __ATOMIC_RELEASE);
+		while (submit_batch_ > 0 && pending_ > submit_batch_)
+			if (int err = enter(submit_batch_, 0, 0))
+				return err;
+		return enter(pending_, std::min(wait_batch_, std::max(inflight, 1u)), IORING_ENTER_GETEVENTS);
+	}
+
+	bool reap(unsigned &index, int &res)
+	{
+		unsigned head = *cq_head_;
+		if (head == __atomic_load_n(cq_tail_, __ATOMIC_ACQUIRE))
+			return false;
+		const io_uring_cqe &cqe = cqes_[head & cq_mask_];
+		index = static_cast<unsigned>(cqe.user_data);
+		res = cqe.res;
+		__atomic_store_n(cq_head_, head + 1, __ATOMIC_RELEASE);
+		return true;
+	}
+
+	unsigned flags() const { return flags_; }
+	const io_uring_sqe &sqe_template() const { return template_; }
+
+private:
+	static Error unavailable(unsigned entries, int err)
+	{
+		return runtime_error("-q %u: io_uring is not available: %s%s", entries, std::strerror(err),
+				     err == ENOSYS ? " (this kernel has no io_uring)"
+				     : err == EPERM ? " (disabled by the kernel.io_uring_disabled sysctl or a seccomp filter)"
+						    : "");
+	}
+
+	// A wait is bounded (100 ms) where the kernel can (5.11+): a wake-up
+	// the kernel lost once left a -q 32 run here for minutes, all 32 I/Os
+	// done but not reaped (6.18, DEFER_TASKRUN); entering again reaps them.
+	// A wait that times out returns 0, and the loop enters again.
+	int enter(unsigned submit, unsigned wait, unsigned flags)
+	{
+		__kernel_timespec bound {0, 100000000};
+		io_uring_getevents_arg arg {};
+		arg.sigmask_sz = _NSIG / 8;
+		arg.ts = reinterpret_cast<std::uintptr_t>(&bound);
+		const bool bounded = bounded_wait_ && (flags & IORING_ENTER_GETEVENTS);
+		for (;;) {
+			long n = bounded ? syscall(__NR_io_uring_enter, fd_, submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
+						   sizeof arg)
+					 : syscall(__NR_io_uring_enter, fd_, submit, wait, flags, nullptr, 0);
+			if (n >= 0) {
+				pending_ -= std::min(pending_, static_cast<unsigned>(n));
+				return 0;
+			}
+			if (bounded && errno == ETIME)	// nothing was submitted: nothing pending changed
+				return 0;
+			if (errno != EINTR && errno != EAGAIN && errno != EBUSY)
+				return errno;
+		}
+	}
+
+	io_uring_sqe template_ {};	// what every SQE of this ring starts from
+	int fd_ = -1;
+	void *sq_map_ = MAP_FAILED, *cq_map_ = MAP_FAILED, *sqes_ = MAP_FAILED;
+	std::size_t sq_len_ = 0, cq_len_ = 0, sqes_len_ = 0;
+	unsigned *sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
+	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1, flags_ = 0;
+	io_uring_cqe *cqes_ = nullptr;
+	bool bounded_wait_ = false;	// IORING_FEAT_EXT_ARG: a wait can have a timeout
+};
+
+} // namespace

@@ -1,0 +1,905 @@
+// worker: one thread's part of a run.  Owns Worker; prepare() (open,
+// readahead advice, lay out, evict, the ring) before the barrier; the timed
+// loops (io_loop at depth 1, uring_loop at depth N, for reads, writes and
+// mixes), the step at each pass end, --fsync's syncs, --ramp's window, and
+// the final fdatasync (timed_phase).  The stop flag g_stop lives here.
+#pragma once
+
+#include "base.h"
+#include "options.h"
+#include "stats.h"
+#include "pattern.h"
+#include "plan.h"
+#include "uring.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace {
+
+// CPU time of the calling thread, read before and after the timed phase
+// (never inside it): a thread on a CPU all the time was limited by it.
+std::int64_t thread_cpu_ns()
+{
+	timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
+const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
+
+// One I/O in flight at queue depth > 1.
+struct Slot {
+	std::uint64_t offset = 0;
+	std::size_t len = 0, done = 0;
+	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here
+	bool write = false;		// a mix: which way this one goes
+};
+
+struct Gate;
+
+struct alignas(64) Worker {
+	unsigned id = 0;
+	unsigned run = 0;		// which run of a quick-suite test (RunId): its own random order
+	Gate *gate = nullptr;		// the start barrier
+	const Target *target = nullptr;
+	const Plan *plan = nullptr;
+	char *buffer = nullptr;
+	std::unique_ptr<Ring> ring;	// queue depth > 1
+	int fd = -1;
+
+	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
+	std::uint64_t bytes = 0, ops = 0;
+	std::int64_t start_ns = 0, end_ns = 0;
+	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
+	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
+	std::int64_t cpu_start_ns = 0;
+	std::int64_t ramp_end_ns = 0;	// --ramp: when the timed window opens; 0 once it has
+	std::atomic<bool> counting{false};	// past the ramp (or done): the sampler may count its bytes
+	int cpu = -1;
+	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
+	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
+	bool laid_out = false;		// random writes: the file was written first
+	std::optional<Identity> created;	// the file this thread created
+	double resident = 0;		// fraction of the file still cached after eviction
+	double cached_before = -1;	// --cached reads of a file: fraction cached at the start
+	Histogram latency;
+	std::optional<Histogram> sync_latency;	// --fsync: each fdatasync, apart from the I/O
+	std::optional<Histogram> read_latency, write_latency;	// a mix's two sides (latency: both)
+	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
+	VerifyTally verify;		// --verify: the units this thread checked
+	Error error;
+};
+
+// The full transfer at one offset, continuing partial transfers and
+// retrying EINTR.  Returns the bytes moved (short only at end of file) or
+// -errno, with the offset of the part that failed in failed_at.
+template <bool Write>
+ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset, std::uint64_t &failed_at)
+{
+	std::size_t done = 0;
+	while (done < len) {
+		ssize_t n = Write ? pwrite(fd, buf + done, len - done, static_cast<off_t>(offset + done))
+				  : pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
+		if (n > 0) {
+			done += static_cast<std::size_t>(n);
+		} else if (n == 0) {
+			if (Write) {
+				failed_at = offset + done;
+				return -EIO;	// pwrite moved nothing: never loop forever
+			}
+			break;
+		} else if (errno == EINVAL && !Write && done > 0) {
+			break;	// O_DIRECT after a short read at end of file: the rest is unaligned
+		} else if (errno != EINTR) {
+			failed_at = offset + done;
+			return -errno;
+		}
+	}
+	return static_cast<ssize_t>(done);
+}
+
+// Where I/O number io starts in a -R buffer with a random pool (Plan::pool):
+// a rotating place, in steps that keep the direct-I/O alignment, so that a
+// compression record never holds the same random bytes twice.
+std::size_t rotation(const Worker &w, std::uint64_t io)
+{
+	const std::uint64_t step = buffer_step(*w.plan), places = w.plan->pool / step;
+	return places ? static_cast<std::size_t>(io % places * step) : 0;
+}
+
+// With -R every 4 KiB of every block written starts with its own offset and
+// the I/O's number: without that, one random buffer written over and over
+// is the same block again and again, which deduplicating storage keeps once.
+// The rest stays random, so nothing compresses either.
+
+void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
+{
+	for (std::size_t at = 0; at + 16 <= len; at += 4096) {
+		const std::uint64_t words[2] = {offset + at, io};
+		std::memcpy(block + at, words, sizeof words);
+	}
+}
+
+// What a -R write puts into its block before it goes: the stamp, or with
+// --verify every unit's header and body (the whole block is the pattern).
+void mark(const Worker &w, char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
+{
+	if (w.plan->opt.verify)
+		write_units(block, len, w.plan->verify_seed, offset, io);
+	else
+		stamp(block, len, offset, io);
+}
+
+// The descriptor the I/O goes through.  A new file is created here, and
+// only here (O_EXCL: never one that appeared since it was checked), and
+// marked as sdb's; an existing target must still be the inode make_plan()
+// checked.  O_NONBLOCK until then: a FIFO swapped in cannot hang the open.
+Error open_target(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	const Target &t = *w.target;
+	int flags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (is_mix(o) ? O_RDWR : is_write(o) ? O_WRONLY : O_RDONLY);
+	if (t.kind == Kind::missing)
+		flags |= O_CREAT | O_EXCL | O_NOFOLLOW;	// never O_TRUNC: see check_overwrite()
+	else if (!t.follow)
+		flags |= O_NOFOLLOW;
+	if (o.direct)
+		flags |= O_DIRECT;
+	if (o.sync)
+		flags |= O_SYNC;
+	w.fd = open(t.path.c_str(), flags, 0644);
+	if (w.fd < 0 && errno == EEXIST && t.kind == Kind::missing)
+		return runtime_error("%s appeared while sdb was starting: refusing to write to it", t.path.c_str());
+	if (w.fd < 0 && errno == EINVAL && o.direct)
+		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", t.path.c_str(), std::strerror(errno));
+	if (w.fd < 0)
+		return sys_error(errno, "open: %s", t.path.c_str());
+	struct stat st {};
+	if (fstat(w.fd, &st) != 0)
+		return sys_error(errno, "fstat: %s", t.path.c_str());
+	if (t.kind == Kind::missing) {
+		w.created = identity_of(st);
+		fsetxattr(w.fd, owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
+	} else if (identity_of(st) != t.id) {
+		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
+	}
+	if (fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		return sys_error(errno, "fcntl: %s", t.path.c_str());
+	return {};
+}
+
+// Random writes into a file shorter than SIZE would measure allocation, not
+// overwrites: write it sequentially first, untimed (fio does the same).  A
+// mix must find every block it reads: the file is laid out to SIZE.
+Error lay_out(Worker &w)
+{
+	const Target &t = *w.target;
+	const std::uint64_t bs = w.plan->block_size;
+	const bool whole = w.plan->opt.random;		// random mode uses whole blocks only
+	const std::uint64_t end = t.base + (whole ? t.size / bs * bs : t.size);
+	struct stat st {};
+	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end)
+		return {};
+	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < end; pos += bs) {
+		if (g_stop.load(std::memory_order_relaxed))
+			return {};
+		std::size_t len = static_cast<std::size_t>(std::min(bs, end - pos));
+		char *buffer = w.buffer;
+		if (w.plan->opt.random_buffer) {
+			buffer += rotation(w, pos / bs);
+			mark(w, buffer, len, pos, pos / bs);
+		}
+		std::uint64_t failed_at = pos;
+		ssize_t n = transfer<true>(w.fd, buffer, len, pos, failed_at);
+		if (n < 0)
+			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(),
+					 failed_at);
+	}
+	if (fdatasync(w.fd) != 0)
+		return sys_error(errno, "fdatasync: %s", t.path.c_str());
+	w.laid_out = true;
+	return {};
+}
+
+// Fraction of [0,size) of a file that is in the page cache (mincore).
+double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
+{
+	std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+	size += base % page;
+	base -= base % page;
+	if (size == 0)
+		return 0;
+	const std::uint64_t window = GiB;	// mincore wants a byte per page: 256 KiB a window
+	std::vector<unsigned char> vec(window / page);
+	std::uint64_t in_core = 0, pages = 0;
+	for (std::uint64_t at = 0; at < size; at += window) {
+		std::size_t len = static_cast<std::size_t>(std::min(window, size - at));
+		void *map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base + at));
+		if (map == MAP_FAILED)
+			return 0;
+		std::size_t n = (len + page - 1) / page;
+		if (mincore(map, len, vec.data()) == 0)
+			for (std::size_t i = 0; i < n; i++)
+				in_core += vec[i] & 1;
+		pages += n;
+		munmap(map, len);
+	}
+	return static_cast<double>(in_core) / static_cast<double>(pages);
+}
+
+// Fraction of the file's part of this thread's region in the page cache.
+double region_cached(const Worker &w)
+{
+	const Target &t = *w.target;
+	return t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
+}
+
+// Drop the thread's region from the page cache, and on fuseblk the backing
+// device's cache the FUSE daemon reads through: 0 or -errno.
+int drop_cached(const Worker &w)
+{
+	const Target &t = *w.target;
+	if (int err = posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED))
+		return -err;
+	if (!w.plan->backing_device.empty())
+		if (int err = flush_device(w.plan->backing_device))
+			return -err;
+	return 0;
+}
+
+// A read not meant to measure the cache starts with the target's pages
+// evicted, with -D too: some file systems turn O_DIRECT into buffered I/O.
+// Dirty pages must be written first or they cannot be dropped.
+void evict(Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind == Kind::chr)
+		return;
+	fdatasync(w.fd);
+	drop_cached(w);
+	if (t.kind == Kind::file)
+		w.resident = region_cached(w);
+}
+
+// Readahead that follows the pattern, as fio's default does: none for
+// random reads (else a share of them are cache hits of an earlier
+// readahead), a larger window for sequential ones.
+void advise_readahead(const Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind != Kind::chr)
+		posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size),
+			      w.plan->opt.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+}
+
+// Whether the target can be tried without blocking (FMODE_NOWAIT), asked
+// the way io_uring asks it: a read with RWF_NOWAIT is refused with
+// EOPNOTSUPP where it cannot.  A write's descriptor cannot read: the same
+// inode is opened again for reading; if that fails, the answer is "can".
+bool blocks_always(const Worker &w)
+{
+	const Options &o = w.plan->opt;
+	int fd = w.fd;
+	if (is_write(o)) {
+		fd = open(format("/proc/self/fd/%d", w.fd).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (o.direct ? O_DIRECT : 0));
+		if (fd < 0)
+			return false;
+	}
+	// Its own buffer: a write's may be shared by every thread.
+	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, 4096);
+	void *scratch = std::aligned_alloc(len, len);
+	iovec one = {scratch, len};
+	bool refused = scratch && preadv2(fd, &one, 1, static_cast<off_t>(w.target->base), RWF_NOWAIT) < 0 && errno == EOPNOTSUPP;
+	std::free(scratch);
+	if (fd != w.fd)
+		close(fd);
+	return refused;
+}
+
+// The thread's ring for -q: set up, with the target and the slot buffers
+// registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
+// worker, each completion would wake this thread on its own: it waits for
+// a quarter of the depth instead (the workers, not the depth, bound what
+// runs at once there).  Elsewhere it waits for one, as fio does, so that
+// the device always has the full depth.
+Error ring_for(Worker &w)
+{
+	const Plan &plan = *w.plan;
+	const unsigned depth = plan.opt.queue_depth;
+	const bool punted = blocks_always(w);
+	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
+	w.ring = std::make_unique<Ring>();
+	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
+		return e;
+	w.ring->attach(w.fd, is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
+	return {};
+}
+
+// -r --verify: the seed of the run that wrote the target, from the unit at
+// the start of the thread's region, read before the eviction (untimed).
+// Where that unit is not a whole one, the first whole unit read gives it.
+void learn_seed(Worker &w)
+{
+	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
+	if (len <= w.plan->slot_stride &&
+	    pread(w.fd, w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
+	    unit_consistent(w.buffer)) {
+		w.verify.seed = unit_header(w.buffer).seed;
+		w.verify.seeded = true;
+	}
+}
+
+Error prepare(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	if (Error e = open_target(w))
+		return e;
+	if (!o.cached)
+		advise_readahead(w);
+	if (o.queue_depth > 1)
+		if (Error e = ring_for(w))
+			return e;
+	if (((is_write(o) && o.random) || is_mix(o)) && w.target->kind != Kind::block && w.target->kind != Kind::chr)
+		if (Error e = lay_out(w))
+			return e;
+	if (o.fsync_every)
+		w.sync_latency.emplace();
+	if (is_mix(o)) {
+		w.read_latency.emplace();
+		w.write_latency.emplace();
+	}
+	if (!is_write(o) && o.verify)
+		learn_seed(w);
+	if (!is_write(o) && !o.cached)
+		evict(w);
+	// --cached means to measure the cache: say how much of it was there.
+	if (!is_write(o) && o.cached && w.target->kind == Kind::file)
+		w.cached_before = region_cached(w);
+	return {};
+}
+
+// Where the next I/O goes: sequential passes over [0,size), or every block
+// once per pass in the Permutation's order.  next() is false when the pass
+// is over; rewind() begins the next one (the random order goes on).
+template <bool Random>
+class Offsets {
+public:
+	Offsets(const Target &t, std::uint64_t block_size, std::uint64_t seed)
+		: size_(t.size), bs_(block_size), blocks_(t.size / block_size), left_(blocks_),
+		  order_(Random ? blocks_ : 1, seed)
+	{
+	}
+
+	bool next(std::uint64_t &offset, std::size_t &len)
+	{
+		if (Random) {
+			if (left_ == 0)
+				return false;
+			left_--;
+			offset = order_.next() * bs_;
+			len = static_cast<std::size_t>(bs_);
+		} else {
+			if (pos_ >= size_)
+				return false;
+			offset = pos_;
+			len = static_cast<std::size_t>(std::min(bs_, size_ - pos_));
+			pos_ += len;
+		}
+		return true;
+	}
+
+	void rewind()
+	{
+		left_ = blocks_;
+		pos_ = 0;
+	}
+
+private:
+	std::uint64_t size_, bs_, blocks_, left_, pos_ = 0;
+	Permutation order_;
+};
+
+// The random order: fixed for a given run (reproducible), but another one
+// for each thread, for reads and writes, and for each quick-suite repeat, so
+// that a read does not replay the order the preceding write left in caches.
+std::uint64_t order_seed(const Worker &w)
+{
+	const Options &o = w.plan->opt;
+	return 0x5db0000 + w.id + (std::uint64_t{is_write(o)} << 32) + (std::uint64_t{is_mix(o)} << 33) +
+	       (std::uint64_t{w.run} << 40);
+}
+
+// A mix's reads and writes: another sequence than the offsets' order.
+std::uint64_t mix_seed(const Worker &w) { return order_seed(w) ^ 0x6d69780000000000ULL; }
+
+// The end of the timed window; during a --ramp, -t after the ramp's end.
+std::int64_t deadline_of(const Worker &w)
+{
+	return (w.ramp_end_ns ? w.ramp_end_ns : w.start_ns) + static_cast<std::int64_t>(w.plan->opt.time_limit * 1e9);
+}
+
+// The first error is the one to report; it stops every thread.
+void fail(Worker &w, Error e)
+{
+	if (w.error)
+		return;
+	w.error = std::move(e);
+	g_stop.store(true, std::memory_order_relaxed);
+}
+
+void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
+{
+	fail(w, sys_error(err, "%s: %s at offset %" PRIu64, write ? "write" : "read", w.target->path.c_str(), offset));
+}
+
+// io_uring_enter itself failed: no I/O at any offset did.
+Error ring_error(const std::string &path, int err)
+{
+	return sys_error(err, "io_uring_enter: %s", path.c_str());
+}
+
+// Every pass of a time-based run starts from the device: a read drops what
+// the pass brought into the page cache before it is read again, a write
+// makes the pass durable (else the next pass rewrites dirty pages and only
+// the last state reaches the device).  Once per pass, inside the timing: it
+// is part of the cost of reaching the device.  0 or -errno.
+// A mix does both: its writes made durable, then its pages dropped.
+int end_pass(const Worker &w)
+{
+	if (w.plan->opt.cached || w.target->kind == Kind::chr)
+		return 0;
+	if (!writes_target(w.plan->opt))
+		return drop_cached(w);
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS)	// EINVAL: nothing to flush
+		return -errno;
+	return is_mix(w.plan->opt) ? drop_cached(w) : 0;
+}
+
+// A pass is over: true when a time-based run goes on with the next one.
+// now becomes the end of the pass-end step, so that the step is timed but
+// not taken for the latency of the I/O that follows it.
+// A --ramp repeats passes until it is over, with -t or without.
+template <bool Random>
+bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
+{
+	const bool ramping = w.ramp_end_ns != 0;
+	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.load(std::memory_order_relaxed))
+		return false;
+	if (int err = end_pass(w)) {
+		fail(w, sys_error(-err, "%s: %s (end of pass %u)", writes_target(w.plan->opt) ? "fdatasync" : "posix_fadvise",
+				  w.target->path.c_str(), w.passes));
+		return false;
+	}
+	now = now_ns();
+	if (!ramping && now >= deadline_of(w))
+		return false;
+	offsets.rewind();
+	w.passes++;
+	return true;
+}
+
+// --fsync: the sync after every N writes, timed into its own histogram.
+// now: the last write's end on entry, the sync's end on return, so that
+// the sync is not taken for the latency of the write that follows it.
+bool sync_step(Worker &w, std::int64_t &now)
+{
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {	// EINVAL: nothing to flush
+		fail(w, sys_error(errno, "fdatasync: %s (--fsync)", w.target->path.c_str()));
+		return false;
+	}
+	std::int64_t end = now_ns();
+	w.sync_latency->add(static_cast<std::uint64_t>(end - now));
+	now = end;
+	return true;
+}
+
+// What a worker counted, dropped: its histograms, its sides, its bytes done.
+void drop_counts(Worker &w)
+{
+	w.latency.reset();
+	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
+		if (*h)
+			(*h)->reset();
+	w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
+	w.bytes_done.store(0, std::memory_order_relaxed);
+}
+
+// --ramp is over: the first I/O to end at or after the ramp's end was the
+// ramp's last; all counted so far is dropped and the timed window opens
+// at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
+// -t the window is one pass: the offsets start over (the random order goes
+// on, so every block comes once), and what a read's ramp brought into the
+// page cache is dropped first, before the window (a write's dirty pages
+// stay, as they would in the steady state the ramp is there to reach).
+template <bool Random>
+void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
+{
+	const Options &o = w.plan->opt;
+	w.ramp_end_ns = 0;
+	drop_counts(w);
+	if (!(o.time_limit > 0)) {
+		if (!is_write(o) && !o.cached && w.target->kind != Kind::chr)
+			drop_cached(w);
+		offsets.rewind();
+		now = now_ns();
+	}
+	w.passes = 1;
+	w.start_ns = now;
+	w.cpu_start_ns = thread_cpu_ns();
+	w.counting.store(true);
+}
+
+// Which way a loop's I/Os go: all reads, all writes, or a mix (-M), where
+// each I/O draws its way.  The way is a template argument, so that a read
+// or a write loop carries nothing of the mix but constants.
+enum class Way { read, write, mix };
+
+// The loop's counts into the worker: a mix's two sides apart, and its
+// latency histogram both sides'.
+template <Way W>
+void end_loop(Worker &w, const std::uint64_t (&bytes)[2], const std::uint64_t (&ops)[2], std::int64_t end)
+{
+	if (W == Way::mix) {
+		w.read_bytes = bytes[0];
+		w.read_ops = ops[0];
+		w.write_bytes = bytes[1];
+		w.write_ops = ops[1];
+		w.latency.merge(*w.read_latency);
+		w.latency.merge(*w.write_latency);
+	}
+	w.bytes = bytes[0] + bytes[1];
+	w.ops = ops[0] + ops[1];
+	w.end_ns = end;
+}
+
+// The timed loop at queue depth 1: the I/O call, one clock read per I/O
+// (the end of one I/O is the start of the next), a histogram add and a
+// relaxed counter store.  The end of a pass is where next() is false
+// anyway, so its step costs the loop nothing.  With -R, rotation() and
+// stamp() also run here, inside the timing: a modulo and 16 bytes per
+// 4 KiB, measured at 3.1-4.8 M against 3.3-4.9 M writes of 4 KiB a second
+// to /dev/null (alternated): under 1% of any real device's I/O time.
+// With --verify, mark() makes the whole pattern here instead (about 0.05 s
+// of CPU per GiB), and a read checks each unit after its I/O; the clock is
+// read again after either, so that they count in the rate, not in the
+// latency of an I/O.  A mix writes from the thread's first slot and reads
+// into its second (see make_plan), so that no read changes what a write
+// sends; its two sides are counted apart, and the latency histogram gets
+// both at the end.
+template <Way W, bool Random>
+void io_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const Plan &plan = *w.plan;
+	const bool time_based = plan.opt.time_limit > 0;
+	std::int64_t deadline = deadline_of(w);
+	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
+	MixChooser choose(mix_seed(w), plan.opt.mix);
+	const bool stamped = W != Way::read && plan.opt.random_buffer;
+	const unsigned sync_every = W != Way::read ? plan.opt.fsync_every : 0;
+	const bool verifying = plan.opt.verify;	// never with a mix
+	char *const read_buffer = W == Way::mix ? w.buffer + plan.slot_stride : w.buffer;
+	Histogram *latency[2] = {&w.latency, &w.latency};	// [0]: reads, [1]: writes
+	if (W == Way::mix) {
+		latency[0] = &*w.read_latency;
+		latency[1] = &*w.write_latency;
+	}
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0}, offset, failed_at = 0;
+	unsigned unsynced = 0;
+	std::size_t len;
+	std::int64_t prev = w.start_ns;
+
+	w.passes = 1;
+	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
+		const bool write = W == Way::mix ? !choose.read() : W == Way::write;
+		char *buffer = read_buffer;
+		if (write) {
+			buffer = w.buffer;
+			if (stamped) {
+				buffer += rotation(w, ops[1]);
+				mark(w, buffer, len, t.base + offset, ops[1]);
+			}
+			if (verifying)	// the pattern counts in the rate, not in the write's latency
+				prev = now_ns();
+		}
+		ssize_t n = write ? transfer<true>(w.fd, buffer, len, t.base + offset, failed_at)
+				  : transfer<false>(w.fd, buffer, len, t.base + offset, failed_at);
+		std::int64_t now = now_ns();
+		if (n < 0) {
+			fail_io(w, write, static_cast<int>(-n), failed_at);
+			break;
+		}
+		if (n == 0) {	// end of file: nothing was read, so no I/O to count
+			w.eof_at = t.base + offset;
+			break;
+		}
+		latency[write]->add(static_cast<std::uint64_t>(now - prev));
+		prev = now;
+		bytes[write] += static_cast<std::uint64_t>(n);
+		ops[write]++;
+		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
+		if (!write && verifying) {	// the check counts in the rate, not in the next read's latency
+			w.verify.check_block(buffer, static_cast<std::size_t>(n), t.base + offset);
+			prev = now_ns();
+		}
+		if (static_cast<std::size_t>(n) < len) {
+			w.eof_at = t.base + offset + static_cast<std::uint64_t>(n);
+			break;
+		}
+		if (write && sync_every && ++unsynced == sync_every) {
+			unsynced = 0;
+			if (!sync_step(w, prev))
+				break;
+		}
+		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
+			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
+			unsynced = 0;
+			open_window(w, offsets, prev);
+			deadline = deadline_of(w);
+		}
+		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
+			break;
+	}
+	end_loop<W>(w, bytes, ops, prev);
+}
+
+// What one io_uring completion makes of its slot.
+enum class Settled {
+	failed,		// an error: the run stops
+	partial,	// some bytes moved: continue the rest in the same slot
+	ended,		// nothing more came: end of file, or a write that cannot go on
+	complete,	// the whole I/O is done
+};
+
+// An EINVAL after a short O_DIRECT read is end of file (the rest is
+// unaligned), as transfer() decides it at queue depth 1.
+template <bool Write>
+Settled settle(Slot &s, int res)
+{
+	if (res == -EINVAL && !Write && s.done > 0)
+		return Settled::ended;
+	if (res < 0)
+		return Settled::failed;
+	s.done += static_cast<std::size_t>(res);
+	if (s.done >= s.len)
+		return Settled::complete;
+	return res > 0 ? Settled::partial : Settled::ended;
+}
+
+// After open_window() without -t, the offsets start over: the slots the
+// ended pass left idle (done: nothing of theirs in flight) take the new
+// pass's first offsets.  The I/Os still in flight from the ramp end in the
+// window and are counted there.
+template <typename Refill>
+void refill_idle(const std::vector<Slot> &slots, bool &pass_over, Refill &refill, std::int64_t now)
+{
+	if (!pass_over)
+		return;
+	pass_over = false;
+	for (unsigned i = 0; i < slots.size(); i++)
+		if (slots[i].done >= slots[i].len)
+			refill(i, now);
+}
+
+// The timed loop at queue depth N: N I/Os in flight through io_uring.  Each
+// slot owns a buffer (reads) and the time it was queued; a completion is
+// timed with one clock read, which is also the queue time of the I/O that
+// refills its slot.  At the end of a pass the slots drain before the
+// pass-end step, then all are refilled.  A mix draws each slot's way as it
+// is refilled: slot i writes from buffer slot i and reads into slot
+// depth + i.
+template <Way W, bool Random>
+void uring_loop(Worker &w)
+{
+	const Target &t = *w.target;
+	const Plan &plan = *w.plan;
+	const bool time_based = plan.opt.time_limit > 0;
+	std::int64_t deadline = deadline_of(w);
+	const unsigned depth = plan.opt.queue_depth;
+	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
+	MixChooser choose(mix_seed(w), plan.opt.mix);
+	Ring &ring = *w.ring;
+	std::vector<Slot> slots(depth);
+	Histogram *latency[2] = {&w.latency, &w.latency};	// [0]: reads, [1]: writes
+	if (W == Way::mix) {
+		latency[0] = &*w.read_latency;
+		latency[1] = &*w.write_latency;
+	}
+	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0};
+	std::int64_t last = w.start_ns;
+	unsigned inflight = 0;
+	bool pass_over = false;		// this pass has no more offsets
+	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
+
+	const bool stamped = W != Way::read && plan.opt.random_buffer;
+	const bool verifying = plan.opt.verify;	// never with a mix
+	// A buffer per slot, or one shared by every write of zeros.
+	const std::size_t stride = W == Way::write && !stamped ? 0 : plan.slot_stride;
+	std::vector<char *> starts(depth);
+	std::uint64_t writes_queued = 0;	// the -R stamp and the pool rotation
+	auto queue = [&](unsigned i) {	// what is left of slot i's I/O
+		const Slot &s = slots[i];
+		if (W == Way::mix)	// each I/O its own way; else the ring's template has it
+			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i, s.write);
+		else
+			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i);
+	};
+	auto refill = [&](unsigned i, std::int64_t now) {
+		Slot &s = slots[i];
+		if (finished || pass_over)
+			return;
+		if (!offsets.next(s.offset, s.len)) {
+			pass_over = true;
+			return;
+		}
+		s.done = 0;
+		s.queued_ns = now;
+		s.write = W == Way::mix ? !choose.read() : W == Way::write;
+		if (s.write) {
+			starts[i] = w.buffer + i * stride;
+			if (stamped) {
+				starts[i] += rotation(w, writes_queued);
+				mark(w, starts[i], s.len, t.base + s.offset, writes_queued);
+				if (verifying)	// the pattern counts in the rate, not in the write's latency
+					s.queued_ns = now_ns();
+			}
+			writes_queued++;
+		} else {
+			starts[i] = w.buffer + (W == Way::mix ? depth + i : i) * stride;
+		}
+		queue(i);
+		inflight++;
+	};
+	auto count = [&](const Slot &s, std::int64_t now) {
+		latency[s.write]->add(static_cast<std::uint64_t>(now - s.queued_ns));
+		ops[s.write]++;
+		last = now;
+	};
+
+	w.passes = 1;
+	for (unsigned i = 0; i < depth; i++)
+		refill(i, w.start_ns);
+	while (inflight > 0) {
+		if (int err = ring.submit_and_wait(inflight)) {
+			fail(w, ring_error(t.path, err));
+			break;
+		}
+		std::int64_t now = now_ns();
+		unsigned index;
+		int res;
+		while (ring.reap(index, res)) {
+			Slot &s = slots[index];
+			inflight--;
+			bool stop = g_stop.load(std::memory_order_relaxed);
+			if (stop || (time_based && now >= deadline))
+				finished = true;
+			if (res > 0)
+				bytes[s.write] += static_cast<std::uint64_t>(res);
+			switch (s.write ? settle<true>(s, res) : settle<false>(s, res)) {
+			case Settled::failed:
+				fail_io(w, s.write, -res, t.base + s.offset + s.done);
+				finished = true;
+				break;
+			case Settled::partial:
+				if (stop) {	// what moved is an I/O, cut short
+					count(s, now);
+					break;
+				}
+				queue(index);
+				inflight++;
+				break;
+			case Settled::ended:
+				if (s.write)
+					fail_io(w, true, EIO, t.base + s.offset + s.done);
+				else
+					w.eof_at = t.base + s.offset + s.done;
+				finished = true;
+				if (s.done > 0)
+					count(s, now);
+				break;
+			case Settled::complete:
+				count(s, now);
+				if (!s.write && verifying)	// before the slot is refilled; not in the next read's latency
+					w.verify.check_block(starts[index], s.len, t.base + s.offset);
+				refill(index, !s.write && verifying ? now_ns() : now);
+				break;
+			}
+		}
+		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
+		if (w.ramp_end_ns && now >= w.ramp_end_ns && !finished) {
+			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
+			last = now;
+			open_window(w, offsets, last);
+			deadline = deadline_of(w);
+			refill_idle(slots, pass_over, refill, last);
+		}
+		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
+			pass_over = false;
+			for (unsigned i = 0; i < depth; i++)
+				refill(i, last);
+		}
+	}
+	end_loop<W>(w, bytes, ops, last);
+}
+
+// Why fdatasync belongs inside the timing: without it a buffered write
+// measures how fast the page cache accepts data, not the device.  Devices
+// with no cache to flush (/dev/null) answer EINVAL, which is fine.
+void finish_write(Worker &w)
+{
+	if (w.plan->opt.cached || w.error)
+		return;
+	w.loop_end_ns = w.end_ns;
+	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {
+		w.error = sys_error(errno, "fdatasync: %s", w.target->path.c_str());
+		g_stop.store(true, std::memory_order_relaxed);
+	}
+	w.end_ns = now_ns();
+}
+
+// A run stopped during its --ramp (a signal, an error) counted nothing.
+void discard_ramp(Worker &w)
+{
+	w.ramp_end_ns = 0;
+	w.bytes = w.ops = 0;
+	drop_counts(w);	// the counting.store(true) after this publishes it
+	w.start_ns = w.end_ns;
+	w.loop_end_ns = 0;
+	w.passes = 0;
+}
+
+// The loop for this way, depth and pattern.
+template <Way W>
+void run_loop(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	if (o.queue_depth > 1)
+		o.random ? uring_loop<W, true>(w) : uring_loop<W, false>(w);
+	else
+		o.random ? io_loop<W, true>(w) : io_loop<W, false>(w);
+}
+
+// ramp_end_ns, for --ramp, was set before the barrier opened.
+void timed_phase(Worker &w)
+{
+	const Options &o = w.plan->opt;
+	w.cpu_start_ns = thread_cpu_ns();
+	w.start_ns = now_ns();
+	w.cpu = sched_getcpu();
+	w.counting.store(w.ramp_end_ns == 0);
+	if (is_mix(o))
+		run_loop<Way::mix>(w);
+	else if (is_write(o))
+		run_loop<Way::write>(w);
+	else
+		run_loop<Way::read>(w);
+	if (writes_target(o))
+		finish_write(w);
+	if (w.ramp_end_ns)
+		discard_ramp(w);
+	w.cpu_ns = thread_cpu_ns() - w.cpu_start_ns;
+	w.counting.store(true);
+}
+
+} // namespace
