@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include <linux/io_uring.h>
 
 namespace {
 

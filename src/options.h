@@ -391,8 +391,6 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		o.profile = find_quick_profile(arg ? arg : "default");
 		if (!o.profile)
 			return usage_error("%s=%s: unknown profile (default, nvme, real or mix)", name.c_str(), arg);
-		if (Error e = quick_profile_error(*o.profile, name))
-			return e;
 		break;
 	}
 	case opt_keep: o.keep = true; break;

@@ -6,11 +6,9 @@
 #include "base.h"
 
 #include <cstdint>
-#include <string>
 #include <string_view>
 #include <vector>
 
-#include <getopt.h>
 
 namespace {
 
@@ -31,7 +29,6 @@ struct QuickProfile {
 	const char *name;
 	const char *about;			// for the header
 	std::vector<QuickTest> tests;
-	const char *missing = nullptr;		// what this sdb lacks to run it
 };
 
 const QuickProfile quick_profiles[] = {
@@ -50,13 +47,6 @@ const QuickProfile *find_quick_profile(std::string_view name)
 		if (name == p.name)
 			return &p;
 	return nullptr;
-}
-
-Error quick_profile_error(const QuickProfile &p, const std::string &option)
-{
-	if (!p.missing)
-		return {};
-	return usage_error("%s=%s: needs %s", option.c_str(), p.name, p.missing);
 }
 
 } // namespace

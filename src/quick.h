@@ -29,7 +29,6 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>

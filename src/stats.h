@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <vector>
 
-#include <unistd.h>
 
 namespace {
 

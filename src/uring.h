@@ -113,7 +113,6 @@ public:
 		auto *sq_array = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
 		for (unsigned i = 0; i < p.sq_entries; i++)
 			sq_array[i] = i;
-		flags_ = p.flags;
 		return {};
 	}
 
@@ -191,9 +190,6 @@ public:
 		return true;
 	}
 
-	unsigned flags() const { return flags_; }
-	const io_uring_sqe &sqe_template() const { return template_; }
-
 private:
 	static Error unavailable(unsigned entries, int err)
 	{
@@ -234,7 +230,7 @@ private:
 	void *sq_map_ = MAP_FAILED, *cq_map_ = MAP_FAILED, *sqes_ = MAP_FAILED;
 	std::size_t sq_len_ = 0, cq_len_ = 0, sqes_len_ = 0;
 	unsigned *sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
-	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1, flags_ = 0;
+	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1;
 	io_uring_cqe *cqes_ = nullptr;
 	bool bounded_wait_ = false;	// IORING_FEAT_EXT_ARG: a wait can have a timeout
 };
