@@ -144,6 +144,16 @@ std::string printable(std::string_view s)
 	return out;
 }
 
+// A word for a POSIX shell: single-quoted, each ' as '\'', so that the
+// shell takes it back byte for byte, whatever it holds.
+std::string shell_quote(std::string_view s)
+{
+	std::string out = "'";
+	for (char c : s)
+		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return out + "'";
+}
+
 void print_error(const Error &e)
 {
 	std::fprintf(stderr, "sdb: %s\n", one_line(e.msg).c_str());

@@ -42,19 +42,35 @@ struct Environment {
 	std::uint64_t buffer_bytes = 0, buffer_huge = 0;
 };
 
-// The block device under the target: its sysfs directory, climbing from a
-// partition to the whole disk for the queue settings.
-std::string queue_dir(dev_t dev, std::string &name)
+// The sysfs directory of the whole disk under dev (a partition climbs to
+// its disk), "" when dev is none (the anonymous device of tmpfs, NFS or
+// btrfs).  name, if given: dev's own name ("vda1" for a partition of vda).
+std::string disk_dir(dev_t dev, std::string *name = nullptr)
 {
 	char real[PATH_MAX];
-	std::string sys = sysfs_dev(dev);
-	if (!realpath(sys.c_str(), real))
+	if (!realpath(sysfs_dev(dev).c_str(), real))
 		return "";
 	std::string dir = real;
-	name = dir.substr(dir.find_last_of('/') + 1);
+	if (name)
+		*name = dir.substr(dir.find_last_of('/') + 1);
 	if (access((dir + "/partition").c_str(), F_OK) == 0)
 		dir = dirname_of(dir);
-	return dir + "/queue";
+	return dir;
+}
+
+// The queue settings of the disk under dev (scheduler, block sizes);
+// name: dev's own name.
+std::string queue_dir(dev_t dev, std::string &name)
+{
+	std::string dir = disk_dir(dev, &name);
+	return dir.empty() ? "" : dir + "/queue";
+}
+
+// The kernel's name for the disk under dev, "" when dev is none.
+std::string disk_name(dev_t dev)
+{
+	std::string dir = disk_dir(dev);
+	return dir.substr(dir.find_last_of('/') + 1);
 }
 
 Environment describe(const Plan &plan, const Buffer &buffer)
@@ -81,19 +97,6 @@ Environment describe(const Plan &plan, const Buffer &buffer)
 	env.buffer_bytes = buffer.size();
 	env.buffer_huge = buffer.data() ? huge_page_bytes(buffer.data()) : 0;
 	return env;
-}
-
-// The kernel's name for a block device (a partition's whole disk), "" when
-// dev is none (the anonymous device of tmpfs, NFS or btrfs).
-std::string disk_name(dev_t dev)
-{
-	char real[PATH_MAX];
-	if (!realpath(sysfs_dev(dev).c_str(), real))
-		return "";
-	std::string dir = real;
-	if (access((dir + "/partition").c_str(), F_OK) == 0)
-		dir = dirname_of(dir);
-	return dir.substr(dir.find_last_of('/') + 1);
 }
 
 // What backs a memory block device, known by its driver's names: zram

@@ -25,20 +25,13 @@ namespace {
 // (fio's random map visits each block once per pass, as sdb's permutation
 // does; fadvise_hint gives the same readahead advice).
 
-// How a run's threads map to files: all on one file at offset 0 (a
-// character device), one region each of one file, or FILE.i each.
-enum class FioFiles { shared, regions, per_thread };
-
 // One word for a POSIX shell: as it is where nothing in it is special.
 std::string shell_word(const std::string &s)
 {
 	if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
 				  std::string::npos)
 		return s;
-	std::string quoted = "'";
-	for (char c : s)
-		quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-	return quoted + "'";
+	return shell_quote(s);
 }
 
 // fio splits filename at ':' (a list of files) unless it is escaped.
@@ -73,11 +66,11 @@ std::string fio_seconds(double seconds)
 // The fio command for one sdb run.  o: block_size and size resolved, size
 // per thread.  sdb's final fdatasync is fio's end_fsync; its eviction before
 // reads is invalidate; -R's stamped blocks are close to scramble_buffers.
-std::string fio_command(const Options &o, const std::string &name, FioFiles files)
+std::string fio_command(const Options &o, const std::string &name, Files files)
 {
 	bool write = writes_target(o);
 	std::vector<std::string> args = {"fio", "--name=" + name};
-	if (files == FioFiles::per_thread)
+	if (files == Files::per_thread)
 		args.push_back("--filename_format=" + fio_path(o.file) + ".$jobnum");	// sdb's FILE.0 .. FILE.N-1
 	else
 		args.push_back("--filename=" + fio_path(o.file));
@@ -91,7 +84,7 @@ std::string fio_command(const Options &o, const std::string &name, FioFiles file
 	args.push_back("--size=" + fio_size(o.size));
 	if (o.threads > 1) {
 		args.push_back(format("--numjobs=%u", o.threads));
-		if (files == FioFiles::regions)
+		if (files == Files::regions)
 			args.push_back("--offset_increment=" + fio_size(o.size));
 		args.push_back("--group_reporting");
 	}
@@ -173,7 +166,7 @@ int explain_quick(const Options &opt, std::FILE *out)
 	for (const QuickRow &row : rows) {
 		Options r = quick_options(opt, q, row.test, row.write);
 		pages_differ |= fio_pages_differ(r);
-		lines += fio_command(r, fio_job_name(row.name), row.test.threads > 1 ? FioFiles::regions : FioFiles::shared);
+		lines += fio_command(r, fio_job_name(row.name), Files::regions);
 		lines += '\n';
 	}
 	if (pages_differ)
@@ -193,11 +186,6 @@ int explain_run(const Options &opt, std::FILE *out)
 	Options r = plan.opt;
 	r.block_size = plan.block_size;
 	r.size = plan.targets[0].size;
-	FioFiles files = FioFiles::shared;
-	if (plan.targets.size() > 1 && plan.targets[1].path != plan.targets[0].path)
-		files = FioFiles::per_thread;
-	else if (plan.targets.size() > 1 && plan.targets[1].base != 0)
-		files = FioFiles::regions;
 	if (opt.timing)
 		std::fprintf(out, "# -T (the memory ceiling) has no fio equivalent\n");
 	if (opt.verify)
@@ -205,7 +193,7 @@ int explain_run(const Options &opt, std::FILE *out)
 			     "neither tool can check the other's\n");
 	if (fio_pages_differ(r))
 		std::fputs(fio_pages_note, out);
-	std::fprintf(out, "%s\n", fio_command(r, "sdb", files).c_str());
+	std::fprintf(out, "%s\n", fio_command(r, "sdb", files_of(plan)).c_str());
 	return exit_ok;
 }
 

@@ -31,15 +31,6 @@
 
 namespace {
 
-// A word for the remote shell: single-quoted, each ' as '\''.
-std::string shell_quote(std::string_view s)
-{
-	std::string out = "'";
-	for (char c : s)
-		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-	return out + "'";
-}
-
 // The remote command for one host: SDB_REMOTE (default "sdb", given to the
 // remote shell as is), then this run's options, each quoted, with -f the
 // host's PATH, --json, and the common --start-at unless one was given.

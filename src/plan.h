@@ -61,10 +61,12 @@ struct Target {
 	bool follow = false;		// a symlink, followed because of --force
 };
 
-// Where a run's threads do their I/O on a file: a file each (FILE.0 ..
-// FILE.N-1 with -j N), or regions of one file, one a thread (the quick
-// suite's test file).  A device is always shared, in regions.
-enum class Files { per_thread, regions };
+// Where a run's threads do their I/O: a file each (FILE.0 .. FILE.N-1 with
+// -j N), a region each of one file (the quick suite's test file) or block
+// device, or all of them at offset 0 of one target (a character device).
+// make_plan() is asked for per_thread or regions; a device decides itself,
+// and files_of() says what a plan came to (--explain's fio options).
+enum class Files { per_thread, regions, shared };
 
 // Everything decided before any thread starts or any file is created.
 struct Plan {
@@ -92,6 +94,14 @@ struct Plan {
 	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
 };
+
+Files files_of(const Plan &plan)
+{
+	const std::vector<Target> &t = plan.targets;
+	if (t.size() > 1 && t[1].path != t[0].path)
+		return Files::per_thread;
+	return t.size() > 1 && t[1].base != 0 ? Files::regions : Files::shared;
+}
 
 bool is_write(const Options &o) { return o.op == Options::Op::write; }
 bool is_mix(const Options &o) { return o.op == Options::Op::mix; }

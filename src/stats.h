@@ -12,6 +12,9 @@
 
 namespace {
 
+// SplitMix64's output function: any 64-bit value (a seed, a counter) to 64
+// well-mixed bits, a bijection.  Seeds the permutation, draws the mix, and
+// makes the --verify pattern.
 std::uint64_t splitmix64(std::uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15;
@@ -36,9 +39,9 @@ public:
 			bits++;
 		mask_ = bits == 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
 		shift_ = std::max(1u, bits / 2);
-		state_ = mix(seed) & mask_;
-		increment_ = (mix(seed + 1) | 1) & mask_;
-		multiplier_ = mix(seed + 2) | 1;
+		state_ = splitmix64(seed) & mask_;
+		increment_ = (splitmix64(seed + 1) | 1) & mask_;
+		multiplier_ = splitmix64(seed + 2) | 1;
 	}
 
 	std::uint64_t next()
@@ -55,13 +58,6 @@ public:
 	}
 
 private:
-	static std::uint64_t mix(std::uint64_t z)	// splitmix64
-	{
-		z += 0x9e3779b97f4a7c15ULL;
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		return z ^ (z >> 31);
-	}
 	std::uint64_t n_, mask_, state_, increment_, multiplier_;
 	unsigned shift_;
 };
@@ -174,8 +170,9 @@ std::uint64_t histogram_bytes() { return Histogram::buckets * sizeof(std::uint64
 
 // -M PCT: whether each I/O of a mix is a read, with probability PCT%, from
 // splitmix64 over a seed: reproducible, another sequence for each thread
-// and repeat, independent of the offsets' order.  A draw is a multiply and
-// a few shifts; the modulo's bias (2^64 mod 100 in 2^64) is nil.
+// and repeat, independent of the offsets' order.  A draw is one splitmix64
+// (two multiplies, three shifts) and a modulo, whose bias (2^64 mod 100 in
+// 2^64) is nil.
 class MixChooser {
 public:
 	MixChooser(std::uint64_t seed, unsigned read_percent) : state_(seed), percent_(read_percent) {}
