@@ -71,11 +71,10 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	if (opt.op == Options::Op::none)
 		return run_memory_only(opt, out);
 	SignalScope scope;
-	if (!scope.ok()) {
-		print_error(sys_error(errno, "signalfd/eventfd"));
-		return exit_runtime;
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
 	}
-	g_stop.store(false);
 
 	Plan plan;
 	Report report;
@@ -85,7 +84,7 @@ int run_memory_only(const Options &opt, std::FILE *out)
 		report.memory = time_memory(plan.block_size, &scope.waiter);
 		if (report.memory->bytes == 0)
 			error = runtime_error("-T: cannot allocate memory for the timing buffers");
-		else if (scope.waiter.received)
+		else if (scope.waiter.received())
 			error = scope.waiter.interruption("while timing memory (-T)");
 		else
 			report.warnings = memory_warnings(*report.memory);

@@ -38,7 +38,7 @@ struct MemoryRates {
 // 13-18 GiB/s where the fastest was 19 every time.  A signal (through
 // waiter) ends it early.
 template <typename Op>
-double best_rate(std::uint64_t bytes, double min_seconds, const Waiter *waiter, Op op)
+double best_rate(std::uint64_t bytes, double min_seconds, Waiter *waiter, Op op)
 {
 	double best = 0;
 	std::int64_t start = now_ns(), now = start;
@@ -66,7 +66,7 @@ MemoryRates time_copy(char *src, char *dst, std::uint64_t bytes, double min_seco
 
 // -T's three rates over [src, src+bytes) and [dst, ...); dst needs 64
 // bytes beyond bytes (memmove shifts by a cache line).
-MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, const Waiter *waiter)
+MemoryRates time_memory_ops(char *src, char *dst, std::uint64_t bytes, double min_seconds, Waiter *waiter)
 {
 	MemoryRates m;
 	m.bytes = bytes;
@@ -124,7 +124,7 @@ std::vector<std::string> memory_warnings(const MemoryRates &m)
 
 // -T: the memory ceiling over copy_size() (the block size if larger), each
 // operation for at least 0.2 s.
-MemoryRates time_memory(std::uint64_t block_size, const Waiter *waiter = nullptr)
+MemoryRates time_memory(std::uint64_t block_size, Waiter *waiter = nullptr)
 {
 	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), block_size);
 	Buffer a, b;

@@ -85,26 +85,33 @@ struct Remote {
 	HostSpec spec;
 	std::string label;		// HOST[:PATH] as given
 	pid_t pid = -1;
-	int out = -1, err = -1;		// read ends of its stdout and stderr
+	Fd out, err;			// read ends of its stdout and stderr
 	std::string out_text, err_text;
 	int status = -1;		// waitpid's, once reaped
 	Error spawn_error;
 };
+
+// A pipe, both ends close-on-exec: [0] to read, [1] to write.
+Error make_pipe(Fd (&ends)[2])
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return sys_error(errno, "pipe");
+	ends[0] = Fd(fds[0]);
+	ends[1] = Fd(fds[1]);
+	return {};
+}
 
 // ssh HOST 'COMMAND' in a session of its own (no terminal: no prompt, and
 // Ctrl-C reaches sdb alone), signals unblocked and at their defaults,
 // stdin /dev/null, stdout and stderr to pipes.
 Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::string &command, const sigset_t &mask)
 {
-	int out[2], err[2];
-	if (pipe2(out, O_CLOEXEC) != 0)
-		return sys_error(errno, "pipe");
-	if (pipe2(err, O_CLOEXEC) != 0) {
-		int e = errno;
-		close(out[0]);
-		close(out[1]);
-		return sys_error(e, "pipe");
-	}
+	Fd out[2], err[2];
+	if (Error e = make_pipe(out))
+		return e;
+	if (Error e = make_pipe(err))
+		return e;
 	std::vector<std::string> words = ssh;
 	words.push_back(r.spec.host);
 	words.push_back(command);
@@ -115,8 +122,8 @@ Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::st
 	posix_spawn_file_actions_t actions;
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-	posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+	posix_spawn_file_actions_adddup2(&actions, out[1].get(), 1);
+	posix_spawn_file_actions_adddup2(&actions, err[1].get(), 2);
 	posix_spawnattr_t attr;
 	posix_spawnattr_init(&attr);
 	sigset_t all;
@@ -133,16 +140,12 @@ Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::st
 	int rc = posix_spawnp(&r.pid, argv[0], &actions, &attr, argv.data(), environ);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	close(out[1]);
-	close(err[1]);
 	if (rc != 0) {
-		close(out[0]);
-		close(err[0]);
 		r.pid = -1;
 		return sys_error(rc, "cannot run %s", ssh[0].c_str());
 	}
-	r.out = out[0];
-	r.err = err[0];
+	r.out = std::move(out[0]);
+	r.err = std::move(err[0]);
 	return {};
 }
 
@@ -205,13 +208,13 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 		std::vector<pollfd> fds{{signal_fd, POLLIN, 0}};
 		std::vector<std::pair<Remote *, bool>> owners{{nullptr, false}};
 		for (Remote &r : remotes) {
-			if (r.out >= 0)
-				fds.push_back({r.out, POLLIN, 0}), owners.push_back({&r, true});
-			if (r.err >= 0)
-				fds.push_back({r.err, POLLIN, 0}), owners.push_back({&r, false});
+			if (r.out)
+				fds.push_back({r.out.get(), POLLIN, 0}), owners.push_back({&r, true});
+			if (r.err)
+				fds.push_back({r.err.get(), POLLIN, 0}), owners.push_back({&r, false});
 		}
 		for (Remote &r : remotes)
-			if (r.pid > 0 && r.status < 0 && r.out < 0 && r.err < 0) {
+			if (r.pid > 0 && r.status < 0 && !r.out && !r.err) {
 				int st;
 				if (waitpid(r.pid, &st, WNOHANG) == r.pid)
 					r.status = st;
@@ -226,9 +229,8 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 		}
 		if (term_at && now >= term_at + 2000000000) {	// leave what is left
 			for (Remote &r : remotes) {
-				for (int *fd : {&r.out, &r.err})
-					if (*fd >= 0)
-						close(*fd), *fd = -1;
+				r.out.reset();
+				r.err.reset();
 				if (r.pid > 0 && r.status < 0 && waitpid(r.pid, &r.status, WNOHANG) != r.pid)
 					r.status = -1, r.pid = -1;
 			}
@@ -253,14 +255,14 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 			if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			Remote &r = *owners[k].first;
-			int &fd = owners[k].second ? r.out : r.err;
+			Fd &fd = owners[k].second ? r.out : r.err;
 			std::string &text = owners[k].second ? r.out_text : r.err_text;
 			char chunk[65536];
-			ssize_t n = read(fd, chunk, sizeof chunk);
+			ssize_t n = read(fd.get(), chunk, sizeof chunk);
 			if (n > 0 && text.size() < 256 * MiB)
 				text.append(chunk, static_cast<std::size_t>(n));
 			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-				close(fd), fd = -1;
+				fd.reset();
 		}
 	}
 }
@@ -270,9 +272,9 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 int run_hosts(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
-	if (!scope.ok()) {
-		print_error(sys_error(errno, "signalfd/eventfd"));
-		return exit_runtime;
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
 	}
 	// Time for every ssh to connect and every sdb to prepare: 3 s, and a
 	// little more for a long list (the connections are made in parallel).
@@ -286,7 +288,7 @@ int run_hosts(const Options &opt, std::FILE *out)
 		r.spawn_error = spawn_remote(r, ssh, remote_command(opt, r.spec, start_at), scope.old);
 	}
 	int received = 0;
-	collect_remotes(remotes, scope.waiter.signal_fd, received);
+	collect_remotes(remotes, scope.waiter.signal_fd(), received);
 	std::vector<HostRun> runs;
 	std::vector<std::string> errors;
 	for (Remote &r : remotes) {

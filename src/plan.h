@@ -246,12 +246,10 @@ std::string direct_io_doubt(const std::string &path)
 // Drop a block device's own cache (BLKFLSBUF, root only): 0 or errno.
 int flush_device(const std::string &device)
 {
-	int fd = open(device.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	Fd fd(open(device.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!fd)
 		return errno;
-	int err = ioctl(fd, BLKFLSBUF, 0) == 0 ? 0 : errno;
-	close(fd);
-	return err;
+	return ioctl(fd.get(), BLKFLSBUF, 0) == 0 ? 0 : errno;
 }
 
 // A block-backed FUSE file system (ntfs-3g on fuseblk): the daemon reads
@@ -276,15 +274,12 @@ void find_backing_device(Plan &plan)
 unsigned dio_alignment(const std::string &path, Kind kind, dev_t fs_dev, std::string &source)
 {
 	if (kind == Kind::block) {
-		int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
 		int lbs = 0;
-		if (fd >= 0 && ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > 0) {
-			close(fd);
+		if (fd && ioctl(fd.get(), BLKSSZGET, &lbs) == 0 && lbs > 0) {
 			source = "BLKSSZGET";
 			return static_cast<unsigned>(lbs);
 		}
-		if (fd >= 0)
-			close(fd);
 	}
 #ifdef STATX_DIOALIGN
 	struct statx stx {};
@@ -463,13 +458,11 @@ Error claim_block_device(const std::string &path, dev_t rdev, Plan &plan)
 Error block_device_size(const std::string &path, std::uint64_t &bytes)
 {
 	bytes = 0;
-	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!fd)
 		return sys_error(errno, "open: %s", path.c_str());
-	int err = ioctl(fd, BLKGETSIZE64, &bytes) == 0 ? 0 : errno;
-	close(fd);
-	if (err)
-		return sys_error(err, "BLKGETSIZE64: %s", path.c_str());
+	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) != 0)
+		return sys_error(errno, "BLKGETSIZE64: %s", path.c_str());
 	return {};
 }
 

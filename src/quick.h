@@ -220,7 +220,7 @@ struct QuickOutcome {
 // One run of one test: plan, buffers, execute, and the numbers kept.  With
 // ceiling, the run's rate is checked against the memory ceiling, measured
 // on the first run above 1 GiB/s and kept for the rest.
-QuickOutcome quick_run(const Options &opt, const Identity *ours, const Waiter &waiter, const RunId &id,
+QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter, const RunId &id,
 		       std::optional<MemoryRates> *ceiling)
 {
 	QuickOutcome out;
@@ -232,7 +232,6 @@ QuickOutcome quick_run(const Options &opt, const Identity *ours, const Waiter &w
 		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
 	if (out.error)
 		return out;
-	g_stop.store(false);
 	Execution ex;
 	execute(plan, id, buffers, waiter, ex);
 	out.interrupted = ex.result.interrupted;
@@ -440,7 +439,7 @@ void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, co
 
 // Run every row --runs times, in order, until the end, an error or a
 // signal; rows that finished no run are dropped.
-Error run_quick_rows(const Options &opt, const QuickFile &q, const Waiter &waiter, std::vector<QuickRow> &rows,
+Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
 		     std::vector<std::string> &warnings, bool &interrupted)
 {
 	Error error;
@@ -470,9 +469,9 @@ Error run_quick_rows(const Options &opt, const QuickFile &q, const Waiter &waite
 int run_quick(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
-	if (!scope.ok()) {
-		print_error(sys_error(errno, "signalfd/eventfd"));
-		return exit_runtime;
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
 	}
 	QuickFile q;
 	if (Error e = choose_quick_file(opt, q)) {

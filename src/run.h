@@ -93,14 +93,12 @@ struct Shared {
 void *worker_main(void *arg)
 {
 	Worker &w = *static_cast<Worker *>(arg);
-	w.error = prepare(w);
-	if (w.error)
-		g_stop.store(true, std::memory_order_relaxed);
+	if (Error e = prepare(w))
+		fail(w, std::move(e));
 	w.gate->arrive();
-	if (!w.error && !g_stop.load())
+	if (!w.error && !g_stop.raised())
 		timed_phase(w);
-	if (w.fd >= 0)
-		close(w.fd);
+	w.fd.reset();
 	w.gate->leave();
 	return nullptr;
 }
@@ -201,59 +199,70 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 // Signals arrive through a signalfd (they are blocked in every thread; see
 // SignalScope), worker news through the gate's eventfd: no signal handler ever
 // runs, and no I/O call in a worker is interrupted by one.
-struct Waiter {
-	int signal_fd = -1;
-	int wake_fd = -1;
-	mutable int received = 0;	// the first signal that came, 0 while none did
+class Waiter {
+public:
+	Waiter(Fd signal_fd, Fd wake_fd) : signal_fd_(std::move(signal_fd)), wake_fd_(std::move(wake_fd)) {}
 
 	// Wait up to ms for a signal or a poke.  A second signal ends sdb at
 	// once.  A pipe on stdout whose reader has gone (POLLERR on its write
 	// end) counts as SIGPIPE now, not when the report is finally written.
-	void wait(int ms, bool &interrupted) const
+	void wait(int ms, bool &interrupted)
 	{
-		pollfd fds[3] = {{signal_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}, {interrupted ? -1 : 1, 0, 0}};
+		pollfd fds[3] = {{signal_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}, {interrupted ? -1 : 1, 0, 0}};
 		if (poll(fds, 3, ms) <= 0)
 			return;
 		std::uint64_t count;
 		if (fds[1].revents & POLLIN) {
-			ssize_t ignored = read(wake_fd, &count, sizeof count);
+			ssize_t ignored = read(wake_fd_.get(), &count, sizeof count);
 			(void)ignored;
 		}
-		if (fds[0].revents & POLLIN) {
+		if (fds[0].revents & POLLIN)
 			take_signal(interrupted);
-		} else if (fds[2].revents & POLLERR) {
-			received = SIGPIPE;
-			interrupted = true;
-			g_stop.store(true);
-		}
+		else if (fds[2].revents & POLLERR)
+			stop(SIGPIPE, interrupted);
 	}
 
 	// Outside a run (the -R fill, -T): has a signal come?  Never waits.
-	bool interrupted() const
+	bool interrupted()
 	{
-		bool seen = received != 0;
+		bool seen = received_ != 0;
 		take_signal(seen);
 		return seen;
 	}
 
+	// The first signal that came, 0 while none did.
+	int received() const { return received_; }
+
 	// 128 + the signal's number, as a shell reports a process it ended.
-	int exit_status() const { return 128 + received; }
+	int exit_status() const { return 128 + received_; }
 
 	// The error that ends a run a signal stopped before it began.
 	Error interruption(const char *when) const
 	{
-		const char *name = sigabbrev_np(received);
+		const char *name = sigabbrev_np(received_);
 		return Error{exit_status(), format("interrupted by SIG%s %s", name ? name : "?", when)};
 	}
 
 	// Outside a run: the interruption if a signal has come, else none.
-	Error stopped(const char *when) const { return interrupted() ? interruption(when) : Error{}; }
+	Error stopped(const char *when) { return interrupted() ? interruption(when) : Error{}; }
 
-private:
-	void take_signal(bool &interrupted) const
+	int signal_fd() const { return signal_fd_.get(); }
+	int wake_fd() const { return wake_fd_.get(); }
+
+	// Every signal still queued, taken so that none is left to kill sdb
+	// when the mask is restored.
+	void drain()
 	{
 		signalfd_siginfo info;
-		if (read(signal_fd, &info, sizeof info) != sizeof info)
+		while (read(signal_fd_.get(), &info, sizeof info) == sizeof info)
+			continue;
+	}
+
+private:
+	void take_signal(bool &interrupted)
+	{
+		signalfd_siginfo info;
+		if (read(signal_fd_.get(), &info, sizeof info) != sizeof info)
 			return;
 		if (interrupted) {
 			if (g_cleanup_path)
@@ -263,42 +272,59 @@ private:
 			(void)ignored;
 			_exit(128 + static_cast<int>(info.ssi_signo));
 		}
-		received = static_cast<int>(info.ssi_signo);
-		interrupted = true;
-		g_stop.store(true);
+		stop(static_cast<int>(info.ssi_signo), interrupted);
 	}
+	void stop(int sig, bool &interrupted)
+	{
+		received_ = sig;
+		interrupted = true;
+		g_stop.raise();
+	}
+
+	Fd signal_fd_, wake_fd_;
+	int received_ = 0;
 };
 
 // The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
 // blocked (the calling thread's mask is inherited by every worker) and
 // routed to a signalfd; the gate's eventfd for worker news.  Each one
 // stops the run, which reports what it has and exits 128 + its number.
+// Every mode that runs something (a run, the quick suite, --hosts) holds
+// one, and starts with: if (Error e = scope.error()) ...
 struct SignalScope {
 	sigset_t signals {}, old {};
+	int err = 0;	// why the signalfd or the eventfd could not be made
 	Waiter waiter;
 
-	SignalScope()
-	{
-		sigemptyset(&signals);
-		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
-			sigaddset(&signals, sig);
-		pthread_sigmask(SIG_BLOCK, &signals, &old);
-		waiter.signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-		waiter.wake_fd = eventfd(0, EFD_CLOEXEC);
-	}
+	SignalScope() : waiter(made(block_signals(signals, old), err), made(eventfd(0, EFD_CLOEXEC), err)) {}
+	SignalScope(const SignalScope &) = delete;
+	SignalScope &operator=(const SignalScope &) = delete;
 	// A signal that came after the run (while the report was printed) is
 	// taken here: unblocked, it would kill sdb before stdout is flushed.
 	~SignalScope()
 	{
 		flush_output(stdout);
-		signalfd_siginfo info;
-		while (waiter.signal_fd >= 0 && read(waiter.signal_fd, &info, sizeof info) == sizeof info)
-			continue;
-		close(waiter.signal_fd);
-		close(waiter.wake_fd);
+		waiter.drain();
 		pthread_sigmask(SIG_SETMASK, &old, nullptr);
 	}
-	bool ok() const { return waiter.signal_fd >= 0 && waiter.wake_fd >= 0; }
+	Error error() const { return err ? sys_error(err, "signalfd/eventfd") : Error{}; }
+
+private:
+	static int block_signals(sigset_t &signals, sigset_t &old)
+	{
+		sigemptyset(&signals);
+		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
+			sigaddset(&signals, sig);
+		pthread_sigmask(SIG_BLOCK, &signals, &old);
+		return signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+	}
+	// A descriptor just made, and the first failure's errno.
+	static Fd made(int fd, int &err)
+	{
+		if (fd < 0 && !err)
+			err = errno;
+		return Fd(fd);
+	}
 };
 
 // --start-at: every thread is ready; hold the gate until the real-time
@@ -306,12 +332,12 @@ struct SignalScope {
 // most 0.1 s (a clock set meanwhile is noticed too), ending about 2 ms
 // early; the rest is one absolute clock_nanosleep, which wakes within a
 // fraction of a millisecond.
-void wait_for_start(std::int64_t at, const Waiter &waiter, bool &interrupted)
+void wait_for_start(std::int64_t at, Waiter &waiter, bool &interrupted)
 {
 	const std::int64_t ms = 1000000;
 	for (;;) {
 		std::int64_t left = at - realtime_ns();
-		if (left <= 0 || interrupted || g_stop.load())
+		if (left <= 0 || interrupted || g_stop.raised())
 			return;
 		if (left > 3 * ms) {	// poll()'s whole milliseconds: at least 1, at most 100
 			waiter.wait(static_cast<int>(std::min<std::int64_t>(left - 2 * ms, 100 * ms) / ms), interrupted);
@@ -338,7 +364,7 @@ bool all_counting(const Shared &s)
 // window opens at its end: the device's counters and the CPU time are read
 // then, and the run's clock starts there.  Each worker drops what it
 // counted at its first I/O to end after that moment (see open_window()).
-void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
+void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 {
 	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
 	for (auto &w : s.workers)
@@ -358,7 +384,7 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, const Waiter &waiter)
 
 // Main thread while the workers run: the sampler, the progress line and the
 // signal handling all live here, so the workers only do I/O.
-void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, const Waiter &waiter)
+void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waiter &waiter)
 {
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
@@ -367,7 +393,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, const
 		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
 	if (plan.opt.start_at_ns)
 		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
-	if (plan.opt.ramp > 0 && !g_stop.load()) {
+	if (plan.opt.ramp > 0 && !g_stop.raised()) {
 		run_ramp(s, plan, r, waiter);
 	} else {
 		r.stats_before = read_stats(r.stat_files);
@@ -425,7 +451,7 @@ Error start_workers(Shared &s, const Plan &plan, const RunId &id, std::vector<st
 		int err = pthread_create(&th, &attr, worker_main, s.workers[i].get());
 		if (err) {
 			pthread_attr_destroy(&attr);
-			g_stop.store(true);
+			g_stop.raise();
 			s.gate.workers = i;	// the missing threads will never be ready
 			s.workers.resize(i);
 			if (s.gate.ready.load() == i)
@@ -479,10 +505,11 @@ void remove_created(const Shared &s)
 	}
 }
 
-void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers, const Waiter &waiter,
+void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers, Waiter &waiter,
 	     Execution &ex)
 {
-	ex.shared.gate.wake_fd = waiter.wake_fd;
+	g_stop.lower();
+	ex.shared.gate.wake_fd = waiter.wake_fd();
 	ex.device = find_device(plan);
 	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
 		ex.result.stat_files = ex.device.stats;

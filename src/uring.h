@@ -49,8 +49,6 @@ public:
 			munmap(cq_map_, cq_len_);
 		if (sq_map_ != MAP_FAILED)
 			munmap(sq_map_, sq_len_);
-		if (fd_ >= 0)
-			close(fd_);
 	}
 
 	// A ring of entries SQEs.  submit_batch: the most SQEs handed to one
@@ -78,11 +76,11 @@ public:
 		for (unsigned flags : tries) {
 			p = io_uring_params {};
 			p.flags = flags;
-			fd_ = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
-			if (fd_ >= 0 || errno != EINVAL)
+			fd_ = Fd(static_cast<int>(syscall(__NR_io_uring_setup, entries, &p)));
+			if (fd_ || errno != EINVAL)
 				break;
 		}
-		if (fd_ < 0)
+		if (!fd_)
 			return unavailable(entries, errno);
 		sq_len_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
 		cq_len_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
@@ -90,14 +88,14 @@ public:
 		bool single = p.features & IORING_FEAT_SINGLE_MMAP;
 		if (single)
 			sq_len_ = cq_len_ = std::max(sq_len_, cq_len_);
-		sq_map_ = mmap(nullptr, sq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQ_RING);
+		sq_map_ = mmap(nullptr, sq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_.get(), IORING_OFF_SQ_RING);
 		if (sq_map_ == MAP_FAILED)
 			return unavailable(entries, errno);
-		cq_map_ = single ? sq_map_ : mmap(nullptr, cq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_CQ_RING);
+		cq_map_ = single ? sq_map_ : mmap(nullptr, cq_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_.get(), IORING_OFF_CQ_RING);
 		if (cq_map_ == MAP_FAILED)
 			return unavailable(entries, errno);
 		sqes_len_ = p.sq_entries * sizeof(io_uring_sqe);
-		sqes_ = mmap(nullptr, sqes_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, IORING_OFF_SQES);
+		sqes_ = mmap(nullptr, sqes_len_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_.get(), IORING_OFF_SQES);
 		if (sqes_ == MAP_FAILED)
 			return unavailable(entries, errno);
 		auto *sq = static_cast<char *>(sq_map_);
@@ -132,12 +130,12 @@ public:
 		t.opcode = write ? IORING_OP_WRITE : IORING_OP_READ;
 		t.fd = fd;
 		t.flags = punted ? IOSQE_ASYNC : 0;
-		if (syscall(__NR_io_uring_register, fd_, IORING_REGISTER_FILES, &fd, 1) == 0) {
+		if (syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_FILES, &fd, 1) == 0) {
 			t.fd = 0;
 			t.flags |= IOSQE_FIXED_FILE;
 		}
 		iovec whole = {buffer, len};
-		if (len > 0 && syscall(__NR_io_uring_register, fd_, IORING_REGISTER_BUFFERS, &whole, 1) == 0) {
+		if (len > 0 && syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_BUFFERS, &whole, 1) == 0) {
 			t.opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
 			t.buf_index = 0;
 		}
@@ -211,9 +209,9 @@ private:
 		arg.ts = reinterpret_cast<std::uintptr_t>(&bound);
 		const bool bounded = bounded_wait_ && (flags & IORING_ENTER_GETEVENTS);
 		for (;;) {
-			long n = bounded ? syscall(__NR_io_uring_enter, fd_, submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
+			long n = bounded ? syscall(__NR_io_uring_enter, fd_.get(), submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
 						   sizeof arg)
-					 : syscall(__NR_io_uring_enter, fd_, submit, wait, flags, nullptr, 0);
+					 : syscall(__NR_io_uring_enter, fd_.get(), submit, wait, flags, nullptr, 0);
 			if (n >= 0) {
 				pending_ -= std::min(pending_, static_cast<unsigned>(n));
 				return 0;
@@ -226,7 +224,7 @@ private:
 	}
 
 	io_uring_sqe template_ {};	// what every SQE of this ring starts from
-	int fd_ = -1;
+	Fd fd_;
 	void *sq_map_ = MAP_FAILED, *cq_map_ = MAP_FAILED, *sqes_ = MAP_FAILED;
 	std::size_t sq_len_ = 0, cq_len_ = 0, sqes_len_ = 0;
 	unsigned *sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;

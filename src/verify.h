@@ -115,7 +115,7 @@ Error read_back(Worker &w, std::atomic<std::uint64_t> &done)
 	if (!direct)
 		if (Error e = reopen_for_check(w, false, fd))
 			return e;
-	for (std::uint64_t pos = 0; pos < written.end && !g_stop.load(std::memory_order_relaxed);) {
+	for (std::uint64_t pos = 0; pos < written.end && !g_stop.raised();) {
 		std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, written.end - pos));
 		std::uint64_t failed_at = t.base + pos;
 		ssize_t n = transfer<false>(fd.get(), buffer.data(), len, t.base + pos, failed_at);
@@ -193,7 +193,7 @@ std::string json_verify(const std::optional<VerifySummary> &verify)
 
 // --verify after a write: every thread's region read back at once, one
 // thread each, with Ctrl-C and a progress line as during the run.
-Error read_all_back(const Plan &plan, Execution &ex, const Waiter &waiter, VerifySummary &v)
+Error read_all_back(const Plan &plan, Execution &ex, Waiter &waiter, VerifySummary &v)
 {
 	auto &workers = ex.shared.workers;
 	const std::size_t n = workers.size();
@@ -203,7 +203,7 @@ Error read_all_back(const Plan &plan, Execution &ex, const Waiter &waiter, Verif
 	auto job = [&](std::size_t i) {
 		errors[i] = read_back(*workers[i], done[i]);
 		if (errors[i])
-			g_stop.store(true);
+			g_stop.raise();
 		finished++;
 		ex.shared.gate.poke();
 	};
@@ -251,7 +251,7 @@ Error read_all_back(const Plan &plan, Execution &ex, const Waiter &waiter, Verif
 // --verify: the threads' checks added up; after a write, read back first.
 // Nothing after a write that failed or was interrupted: what it left is
 // not what it meant to write.  A -r checked as it read, inside the run.
-std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, const Waiter &waiter)
+std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, Waiter &waiter)
 {
 	VerifySummary v;
 	if (is_write(plan.opt)) {

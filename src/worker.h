@@ -45,7 +45,23 @@ std::int64_t thread_cpu_ns()
 	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-std::atomic<bool> g_stop{false};	// set on a signal or another thread's error
+// The process's one stop flag.  The timed loops read it once per I/O
+// (relaxed: a stop is seen at the next I/O).  It is raised by what ends a
+// run early, and nothing else: a signal or a closed stdout (Waiter), a
+// worker's error (fail()), a thread that could not start
+// (start_workers()), a failed --verify read-back (read_all_back()); and
+// lowered in one place, where execute() begins a run.
+class StopFlag {
+public:
+	bool raised() const { return raised_.load(std::memory_order_relaxed); }
+	void raise() { raised_.store(true); }
+	void lower() { raised_.store(false); }
+
+private:
+	std::atomic<bool> raised_{false};
+};
+
+StopFlag g_stop;
 const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
 
 // One I/O in flight at queue depth > 1.
@@ -66,7 +82,7 @@ struct alignas(64) Worker {
 	const Plan *plan = nullptr;
 	char *buffer = nullptr;
 	std::unique_ptr<Ring> ring;	// queue depth > 1
-	int fd = -1;
+	Fd fd;
 
 	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
 	std::uint64_t bytes = 0, ops = 0;
@@ -168,23 +184,23 @@ Error open_target(Worker &w)
 		flags |= O_DIRECT;
 	if (o.sync)
 		flags |= O_SYNC;
-	w.fd = open(t.path.c_str(), flags, 0644);
-	if (w.fd < 0 && errno == EEXIST && t.kind == Kind::missing)
+	w.fd = Fd(open(t.path.c_str(), flags, 0644));
+	if (!w.fd && errno == EEXIST && t.kind == Kind::missing)
 		return runtime_error("%s appeared while sdb was starting: refusing to write to it", t.path.c_str());
-	if (w.fd < 0 && errno == EINVAL && o.direct)
+	if (!w.fd && errno == EINVAL && o.direct)
 		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", t.path.c_str(), std::strerror(errno));
-	if (w.fd < 0)
+	if (!w.fd)
 		return sys_error(errno, "open: %s", t.path.c_str());
 	struct stat st {};
-	if (fstat(w.fd, &st) != 0)
+	if (fstat(w.fd.get(), &st) != 0)
 		return sys_error(errno, "fstat: %s", t.path.c_str());
 	if (t.kind == Kind::missing) {
 		w.created = identity_of(st);
-		fsetxattr(w.fd, owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
+		fsetxattr(w.fd.get(), owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
 	} else if (identity_of(st) != t.id) {
 		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
 	}
-	if (fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) & ~O_NONBLOCK) != 0)
+	if (fcntl(w.fd.get(), F_SETFL, fcntl(w.fd.get(), F_GETFL) & ~O_NONBLOCK) != 0)
 		return sys_error(errno, "fcntl: %s", t.path.c_str());
 	return {};
 }
@@ -199,10 +215,10 @@ Error lay_out(Worker &w)
 	const bool whole = w.plan->opt.random;		// random mode uses whole blocks only
 	const std::uint64_t end = t.base + (whole ? t.size / bs * bs : t.size);
 	struct stat st {};
-	if (fstat(w.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end)
+	if (fstat(w.fd.get(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) >= end)
 		return {};
 	for (std::uint64_t pos = static_cast<std::uint64_t>(st.st_size) / bs * bs; pos < end; pos += bs) {
-		if (g_stop.load(std::memory_order_relaxed))
+		if (g_stop.raised())
 			return {};
 		std::size_t len = static_cast<std::size_t>(std::min(bs, end - pos));
 		char *buffer = w.buffer;
@@ -211,12 +227,12 @@ Error lay_out(Worker &w)
 			mark(w, buffer, len, pos, pos / bs);
 		}
 		std::uint64_t failed_at = pos;
-		ssize_t n = transfer<true>(w.fd, buffer, len, pos, failed_at);
+		ssize_t n = transfer<true>(w.fd.get(), buffer, len, pos, failed_at);
 		if (n < 0)
 			return sys_error(static_cast<int>(-n), "write: %s at offset %" PRIu64 " (laying out)", t.path.c_str(),
 					 failed_at);
 	}
-	if (fdatasync(w.fd) != 0)
+	if (fdatasync(w.fd.get()) != 0)
 		return sys_error(errno, "fdatasync: %s", t.path.c_str());
 	w.laid_out = true;
 	return {};
@@ -252,7 +268,7 @@ double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 double region_cached(const Worker &w)
 {
 	const Target &t = *w.target;
-	return t.existing > t.base ? cached_fraction(w.fd, t.base, std::min(t.size, t.existing - t.base)) : 0;
+	return t.existing > t.base ? cached_fraction(w.fd.get(), t.base, std::min(t.size, t.existing - t.base)) : 0;
 }
 
 // Drop the thread's region from the page cache, and on fuseblk the backing
@@ -260,7 +276,7 @@ double region_cached(const Worker &w)
 int drop_cached(const Worker &w)
 {
 	const Target &t = *w.target;
-	if (int err = posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED))
+	if (int err = posix_fadvise(w.fd.get(), static_cast<off_t>(t.base), static_cast<off_t>(t.size), POSIX_FADV_DONTNEED))
 		return -err;
 	if (!w.plan->backing_device.empty())
 		if (int err = flush_device(w.plan->backing_device))
@@ -276,7 +292,7 @@ void evict(Worker &w)
 	const Target &t = *w.target;
 	if (t.kind == Kind::chr)
 		return;
-	fdatasync(w.fd);
+	fdatasync(w.fd.get());
 	drop_cached(w);
 	if (t.kind == Kind::file)
 		w.resident = region_cached(w);
@@ -289,7 +305,7 @@ void advise_readahead(const Worker &w)
 {
 	const Target &t = *w.target;
 	if (t.kind != Kind::chr)
-		posix_fadvise(w.fd, static_cast<off_t>(t.base), static_cast<off_t>(t.size),
+		posix_fadvise(w.fd.get(), static_cast<off_t>(t.base), static_cast<off_t>(t.size),
 			      w.plan->opt.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
 
@@ -300,20 +316,20 @@ void advise_readahead(const Worker &w)
 bool blocks_always(const Worker &w)
 {
 	const Options &o = w.plan->opt;
-	int fd = w.fd;
+	Fd reader;
 	if (is_write(o)) {
-		fd = open(format("/proc/self/fd/%d", w.fd).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (o.direct ? O_DIRECT : 0));
-		if (fd < 0)
+		reader = Fd(open(format("/proc/self/fd/%d", w.fd.get()).c_str(),
+				 O_RDONLY | O_CLOEXEC | O_NONBLOCK | (o.direct ? O_DIRECT : 0)));
+		if (!reader)
 			return false;
 	}
+	const int fd = reader ? reader.get() : w.fd.get();
 	// Its own buffer: a write's may be shared by every thread.
 	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, 4096);
 	void *scratch = std::aligned_alloc(len, len);
 	iovec one = {scratch, len};
 	bool refused = scratch && preadv2(fd, &one, 1, static_cast<off_t>(w.target->base), RWF_NOWAIT) < 0 && errno == EOPNOTSUPP;
 	std::free(scratch);
-	if (fd != w.fd)
-		close(fd);
 	return refused;
 }
 
@@ -332,7 +348,7 @@ Error ring_for(Worker &w)
 	w.ring = std::make_unique<Ring>();
 	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
 		return e;
-	w.ring->attach(w.fd, is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
+	w.ring->attach(w.fd.get(), is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
 	return {};
 }
 
@@ -343,7 +359,7 @@ void learn_seed(Worker &w)
 {
 	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
 	if (len <= w.plan->slot_stride &&
-	    pread(w.fd, w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
+	    pread(w.fd.get(), w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
 	    unit_consistent(w.buffer)) {
 		w.verify.seed = unit_header(w.buffer).seed;
 		w.verify.seeded = true;
@@ -445,7 +461,7 @@ void fail(Worker &w, Error e)
 	if (w.error)
 		return;
 	w.error = std::move(e);
-	g_stop.store(true, std::memory_order_relaxed);
+	g_stop.raise();
 }
 
 void fail_io(Worker &w, bool write, int err, std::uint64_t offset)
@@ -471,7 +487,7 @@ int end_pass(const Worker &w)
 		return 0;
 	if (!writes_target(w.plan->opt))
 		return drop_cached(w);
-	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS)	// EINVAL: nothing to flush
+	if (fdatasync(w.fd.get()) != 0 && errno != EINVAL && errno != EROFS)	// EINVAL: nothing to flush
 		return -errno;
 	return is_mix(w.plan->opt) ? drop_cached(w) : 0;
 }
@@ -484,7 +500,7 @@ template <bool Random>
 bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 {
 	const bool ramping = w.ramp_end_ns != 0;
-	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.load(std::memory_order_relaxed))
+	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.raised())
 		return false;
 	if (int err = end_pass(w)) {
 		fail(w, sys_error(-err, "%s: %s (end of pass %u)", writes_target(w.plan->opt) ? "fdatasync" : "posix_fadvise",
@@ -504,7 +520,7 @@ bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 // the sync is not taken for the latency of the write that follows it.
 bool sync_step(Worker &w, std::int64_t &now)
 {
-	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {	// EINVAL: nothing to flush
+	if (fdatasync(w.fd.get()) != 0 && errno != EINVAL && errno != EROFS) {	// EINVAL: nothing to flush
 		fail(w, sys_error(errno, "fdatasync: %s (--fsync)", w.target->path.c_str()));
 		return false;
 	}
@@ -623,8 +639,8 @@ void io_loop(Worker &w)
 			if (verifying)	// the pattern counts in the rate, not in the write's latency
 				prev = now_ns();
 		}
-		ssize_t n = write ? transfer<true>(w.fd, buffer, len, t.base + offset, failed_at)
-				  : transfer<false>(w.fd, buffer, len, t.base + offset, failed_at);
+		ssize_t n = write ? transfer<true>(w.fd.get(), buffer, len, t.base + offset, failed_at)
+				  : transfer<false>(w.fd.get(), buffer, len, t.base + offset, failed_at);
 		std::int64_t now = now_ns();
 		if (n < 0) {
 			fail_io(w, write, static_cast<int>(-n), failed_at);
@@ -658,7 +674,7 @@ void io_loop(Worker &w)
 			open_window(w, offsets, prev);
 			deadline = deadline_of(w);
 		}
-		if (g_stop.load(std::memory_order_relaxed) || (time_based && prev >= deadline))
+		if (g_stop.raised() || (time_based && prev >= deadline))
 			break;
 	}
 	end_loop<W>(w, bytes, ops, prev);
@@ -791,7 +807,7 @@ void uring_loop(Worker &w)
 		while (ring.reap(index, res)) {
 			Slot &s = slots[index];
 			inflight--;
-			bool stop = g_stop.load(std::memory_order_relaxed);
+			bool stop = g_stop.raised();
 			if (stop || (time_based && now >= deadline))
 				finished = true;
 			if (res > 0)
@@ -851,10 +867,8 @@ void finish_write(Worker &w)
 	if (w.plan->opt.cached || w.error)
 		return;
 	w.loop_end_ns = w.end_ns;
-	if (fdatasync(w.fd) != 0 && errno != EINVAL && errno != EROFS) {
-		w.error = sys_error(errno, "fdatasync: %s", w.target->path.c_str());
-		g_stop.store(true, std::memory_order_relaxed);
-	}
+	if (fdatasync(w.fd.get()) != 0 && errno != EINVAL && errno != EROFS)
+		fail(w, sys_error(errno, "fdatasync: %s", w.target->path.c_str()));
 	w.end_ns = now_ns();
 }
 
