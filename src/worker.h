@@ -703,160 +703,194 @@ Settled settle(Slot &s, int res)
 	return res > 0 ? Settled::partial : Settled::ended;
 }
 
-// After open_window() without -t, the offsets start over: the slots the
-// ended pass left idle (done: nothing of theirs in flight) take the new
-// pass's first offsets.  The I/Os still in flight from the ramp end in the
-// window and are counted there.
-template <typename Refill>
-void refill_idle(const std::vector<Slot> &slots, bool &pass_over, Refill &refill, std::int64_t now)
-{
-	if (!pass_over)
-		return;
-	pass_over = false;
-	for (unsigned i = 0; i < slots.size(); i++)
-		if (slots[i].done >= slots[i].len)
-			refill(i, now);
-}
-
 // The timed loop at queue depth N: N I/Os in flight through io_uring.  Each
 // slot owns a buffer (reads) and the time it was queued; a completion is
 // timed with one clock read, which is also the queue time of the I/O that
 // refills its slot.  At the end of a pass the slots drain before the
 // pass-end step, then all are refilled.  A mix draws each slot's way as it
 // is refilled: slot i writes from buffer slot i and reads into slot
-// depth + i.
+// depth + i.  run() is the loop; each step it takes has a name below.
 template <Way W, bool Random>
-void uring_loop(Worker &w)
-{
-	const Target &t = *w.target;
-	const Plan &plan = *w.plan;
-	const bool time_based = plan.opt.time_limit > 0;
-	std::int64_t deadline = deadline_of(w);
-	const unsigned depth = plan.opt.queue_depth;
-	Offsets<Random> offsets(t, plan.block_size, order_seed(w));
-	MixChooser choose(mix_seed(w), plan.opt.mix);
-	Ring &ring = *w.ring;
-	std::vector<Slot> slots(depth);
-	Histogram *latency[2] = {&w.latency, &w.latency};	// [0]: reads, [1]: writes
-	if (W == Way::mix) {
-		latency[0] = &*w.read_latency;
-		latency[1] = &*w.write_latency;
+class UringLoop {
+public:
+	explicit UringLoop(Worker &w)
+		: w_(w), t_(*w.target), plan_(*w.plan), depth_(plan_.opt.queue_depth),
+		  time_based_(plan_.opt.time_limit > 0), deadline_(deadline_of(w)),
+		  offsets_(t_, plan_.block_size, order_seed(w)), choose_(mix_seed(w), plan_.opt.mix), ring_(*w.ring),
+		  slots_(depth_), starts_(depth_), last_(w.start_ns),
+		  stride_(W == Way::write && !stamped_ ? 0 : plan_.slot_stride)
+	{
+		if (W == Way::mix) {
+			latency_[0] = &*w.read_latency;
+			latency_[1] = &*w.write_latency;
+		}
 	}
-	std::uint64_t bytes[2] = {0, 0}, ops[2] = {0, 0};
-	std::int64_t last = w.start_ns;
-	unsigned inflight = 0;
-	bool pass_over = false;		// this pass has no more offsets
-	bool finished = false;		// no more I/O at all: stop, deadline, error or end of file
 
-	const bool stamped = W != Way::read && plan.opt.random_buffer;
-	const bool verifying = plan.opt.verify;	// never with a mix
-	// A buffer per slot, or one shared by every write of zeros.
-	const std::size_t stride = W == Way::write && !stamped ? 0 : plan.slot_stride;
-	std::vector<char *> starts(depth);
-	std::uint64_t writes_queued = 0;	// the -R stamp and the pool rotation
-	auto queue = [&](unsigned i) {	// what is left of slot i's I/O
-		const Slot &s = slots[i];
+	void run()
+	{
+		w_.passes = 1;
+		refill_all(w_.start_ns);
+		while (inflight_ > 0) {
+			if (int err = ring_.submit_and_wait(inflight_)) {
+				fail(w_, ring_error(t_.path, err));
+				break;
+			}
+			std::int64_t now = now_ns();
+			unsigned index;
+			int res;
+			while (ring_.reap(index, res))
+				complete(index, res, now);
+			w_.bytes_done.store(bytes_[0] + bytes_[1], std::memory_order_relaxed);
+			if (w_.ramp_end_ns && now >= w_.ramp_end_ns && !finished_)
+				window_opens(now);
+			if (inflight_ == 0 && pass_over_ && !finished_ && next_pass(w_, offsets_, last_)) {
+				pass_over_ = false;
+				refill_all(last_);
+			}
+		}
+		end_loop<W>(w_, bytes_, ops_, last_);
+	}
+
+private:
+	// What is left of slot i's I/O, to the ring.
+	void queue(unsigned i)
+	{
+		const Slot &s = slots_[i];
 		if (W == Way::mix)	// each I/O its own way; else the ring's template has it
-			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i, s.write);
+			ring_.queue(starts_[i] + s.done, s.len - s.done, t_.base + s.offset + s.done, i, s.write);
 		else
-			ring.queue(starts[i] + s.done, s.len - s.done, t.base + s.offset + s.done, i);
-	};
-	auto refill = [&](unsigned i, std::int64_t now) {
-		Slot &s = slots[i];
-		if (finished || pass_over)
+			ring_.queue(starts_[i] + s.done, s.len - s.done, t_.base + s.offset + s.done, i);
+	}
+
+	// Slot i's next I/O, queued at now, if the pass has one and the run goes on.
+	void refill(unsigned i, std::int64_t now)
+	{
+		Slot &s = slots_[i];
+		if (finished_ || pass_over_)
 			return;
-		if (!offsets.next(s.offset, s.len)) {
-			pass_over = true;
+		if (!offsets_.next(s.offset, s.len)) {
+			pass_over_ = true;
 			return;
 		}
 		s.done = 0;
 		s.queued_ns = now;
-		s.write = W == Way::mix ? !choose.read() : W == Way::write;
+		s.write = W == Way::mix ? !choose_.read() : W == Way::write;
 		if (s.write) {
-			starts[i] = w.buffer + i * stride;
-			if (stamped) {
-				starts[i] += rotation(w, writes_queued);
-				mark(w, starts[i], s.len, t.base + s.offset, writes_queued);
-				if (verifying)	// the pattern counts in the rate, not in the write's latency
+			starts_[i] = w_.buffer + i * stride_;
+			if (stamped_) {
+				starts_[i] += rotation(w_, writes_queued_);
+				mark(w_, starts_[i], s.len, t_.base + s.offset, writes_queued_);
+				if (verifying_)	// the pattern counts in the rate, not in the write's latency
 					s.queued_ns = now_ns();
 			}
-			writes_queued++;
+			writes_queued_++;
 		} else {
-			starts[i] = w.buffer + (W == Way::mix ? depth + i : i) * stride;
+			starts_[i] = w_.buffer + (W == Way::mix ? depth_ + i : i) * stride_;
 		}
 		queue(i);
-		inflight++;
-	};
-	auto count = [&](const Slot &s, std::int64_t now) {
-		latency[s.write]->add(static_cast<std::uint64_t>(now - s.queued_ns));
-		ops[s.write]++;
-		last = now;
-	};
+		inflight_++;
+	}
 
-	w.passes = 1;
-	for (unsigned i = 0; i < depth; i++)
-		refill(i, w.start_ns);
-	while (inflight > 0) {
-		if (int err = ring.submit_and_wait(inflight)) {
-			fail(w, ring_error(t.path, err));
+	void refill_all(std::int64_t now)
+	{
+		for (unsigned i = 0; i < depth_; i++)
+			refill(i, now);
+	}
+
+	// An I/O that ended at now: its latency, its op.
+	void count(const Slot &s, std::int64_t now)
+	{
+		latency_[s.write]->add(static_cast<std::uint64_t>(now - s.queued_ns));
+		ops_[s.write]++;
+		last_ = now;
+	}
+
+	// One completion, reaped at now: what it makes of its slot.
+	void complete(unsigned index, int res, std::int64_t now)
+	{
+		Slot &s = slots_[index];
+		inflight_--;
+		const bool stop = g_stop.raised();
+		if (stop || (time_based_ && now >= deadline_))
+			finished_ = true;
+		if (res > 0)
+			bytes_[s.write] += static_cast<std::uint64_t>(res);
+		switch (s.write ? settle<true>(s, res) : settle<false>(s, res)) {
+		case Settled::failed:
+			fail_io(w_, s.write, -res, t_.base + s.offset + s.done);
+			finished_ = true;
 			break;
-		}
-		std::int64_t now = now_ns();
-		unsigned index;
-		int res;
-		while (ring.reap(index, res)) {
-			Slot &s = slots[index];
-			inflight--;
-			bool stop = g_stop.raised();
-			if (stop || (time_based && now >= deadline))
-				finished = true;
-			if (res > 0)
-				bytes[s.write] += static_cast<std::uint64_t>(res);
-			switch (s.write ? settle<true>(s, res) : settle<false>(s, res)) {
-			case Settled::failed:
-				fail_io(w, s.write, -res, t.base + s.offset + s.done);
-				finished = true;
-				break;
-			case Settled::partial:
-				if (stop) {	// what moved is an I/O, cut short
-					count(s, now);
-					break;
-				}
-				queue(index);
-				inflight++;
-				break;
-			case Settled::ended:
-				if (s.write)
-					fail_io(w, true, EIO, t.base + s.offset + s.done);
-				else
-					w.eof_at = t.base + s.offset + s.done;
-				finished = true;
-				if (s.done > 0)
-					count(s, now);
-				break;
-			case Settled::complete:
+		case Settled::partial:
+			if (stop) {	// what moved is an I/O, cut short
 				count(s, now);
-				if (!s.write && verifying)	// before the slot is refilled; not in the next read's latency
-					w.verify.check_block(starts[index], s.len, t.base + s.offset);
-				refill(index, !s.write && verifying ? now_ns() : now);
 				break;
 			}
-		}
-		w.bytes_done.store(bytes[0] + bytes[1], std::memory_order_relaxed);
-		if (w.ramp_end_ns && now >= w.ramp_end_ns && !finished) {
-			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
-			last = now;
-			open_window(w, offsets, last);
-			deadline = deadline_of(w);
-			refill_idle(slots, pass_over, refill, last);
-		}
-		if (inflight == 0 && pass_over && !finished && next_pass(w, offsets, last)) {
-			pass_over = false;
-			for (unsigned i = 0; i < depth; i++)
-				refill(i, last);
+			queue(index);
+			inflight_++;
+			break;
+		case Settled::ended:
+			if (s.write)
+				fail_io(w_, true, EIO, t_.base + s.offset + s.done);
+			else
+				w_.eof_at = t_.base + s.offset + s.done;
+			finished_ = true;
+			if (s.done > 0)
+				count(s, now);
+			break;
+		case Settled::complete:
+			count(s, now);
+			if (!s.write && verifying_)	// before the slot is refilled; not in the next read's latency
+				w_.verify.check_block(starts_[index], s.len, t_.base + s.offset);
+			refill(index, !s.write && verifying_ ? now_ns() : now);
+			break;
 		}
 	}
-	end_loop<W>(w, bytes, ops, last);
+
+	// --ramp's end: the counts start over.  Without -t the offsets start
+	// over too: the slots the ended pass left idle (done: nothing of theirs
+	// in flight) take the new pass's first offsets.  The I/Os still in
+	// flight from the ramp end in the window and are counted there.
+	void window_opens(std::int64_t now)
+	{
+		bytes_[0] = bytes_[1] = ops_[0] = ops_[1] = 0;
+		last_ = now;
+		open_window(w_, offsets_, last_);
+		deadline_ = deadline_of(w_);
+		if (!pass_over_)
+			return;
+		pass_over_ = false;
+		for (unsigned i = 0; i < depth_; i++)
+			if (slots_[i].done >= slots_[i].len)
+				refill(i, last_);
+	}
+
+	Worker &w_;
+	const Target &t_;
+	const Plan &plan_;
+	const unsigned depth_;
+	const bool time_based_;
+	const bool stamped_ = W != Way::read && plan_.opt.random_buffer;
+	const bool verifying_ = plan_.opt.verify;	// never with a mix
+	std::int64_t deadline_;
+	Offsets<Random> offsets_;
+	MixChooser choose_;
+	Ring &ring_;
+	std::vector<Slot> slots_;
+	std::vector<char *> starts_;		// where each slot's I/O goes from or to
+	Histogram *latency_[2] = {&w_.latency, &w_.latency};	// [0]: reads, [1]: writes
+	std::uint64_t bytes_[2] = {0, 0}, ops_[2] = {0, 0};
+	std::int64_t last_;
+	const std::size_t stride_;		// a buffer per slot, or 0: one shared by every write of zeros
+	std::uint64_t writes_queued_ = 0;	// the -R stamp and the pool rotation
+	unsigned inflight_ = 0;
+	bool pass_over_ = false;		// this pass has no more offsets
+	bool finished_ = false;		// no more I/O at all: stop, deadline, error or end of file
+};
+
+template <Way W, bool Random>
+void uring_loop(Worker &w)
+{
+	UringLoop<W, Random>(w).run();
 }
 
 // Why fdatasync belongs inside the timing: without it a buffered write

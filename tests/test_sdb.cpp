@@ -270,7 +270,7 @@ TEST_CASE("--explain: fio's words for sdb's run")
 	o.direct = true;
 	o.random_buffer = true;
 	o.time_limit = 5;
-	CHECK(fio_command(o, "RND4K-Q32T16-write", FioFiles::regions) ==
+	CHECK(fio_command(o, "RND4K-Q32T16-write", Files::regions) ==
 	      "fio --name=RND4K-Q32T16-write --filename=/var/tmp/q --rw=randwrite --bs=4k --size=64m --numjobs=16 "
 	      "--offset_increment=64m --group_reporting --thread --ioengine=io_uring --iodepth=32 --direct=1 "
 	      "--runtime=5 --time_based --end_fsync=1 --invalidate=1 --scramble_buffers=1");
@@ -282,7 +282,7 @@ TEST_CASE("--explain: fio's words for sdb's run")
 	o.direct = false;
 	o.time_limit = 0;
 	o.cached = true;
-	CHECK(fio_command(o, "sdb", FioFiles::shared) ==
+	CHECK(fio_command(o, "sdb", Files::shared) ==
 	      "fio --name=sdb --filename=/var/tmp/q --rw=read --bs=1m --size=64m --thread --ioengine=psync --iodepth=1 "
 	      "--direct=0 --invalidate=0");
 	o.op = Options::Op::write;
@@ -290,7 +290,7 @@ TEST_CASE("--explain: fio's words for sdb's run")
 	o.cached = false;
 	o.sync = true;
 	o.random_buffer = false;
-	CHECK(fio_command(o, "sdb", FioFiles::per_thread) ==
+	CHECK(fio_command(o, "sdb", Files::per_thread) ==
 	      "fio --name=sdb '--filename_format=/var/tmp/q.$jobnum' --rw=write --bs=1m --size=64m --numjobs=2 "
 	      "--group_reporting --thread --ioengine=psync --iodepth=1 --direct=0 --sync=1 --end_fsync=1 "
 	      "--invalidate=1 --zero_buffers");
@@ -372,7 +372,7 @@ TEST_CASE("--explain: --fsync, -M and --ramp in fio's words")
 	o.direct = true;
 	o.time_limit = 5;
 	o.ramp = 2;
-	CHECK(fio_command(o, "sdb", FioFiles::shared) ==
+	CHECK(fio_command(o, "sdb", Files::shared) ==
 	      "fio --name=sdb --filename=f --rw=randrw --rwmixread=70 --bs=4k --size=64m --thread --ioengine=psync "
 	      "--iodepth=1 --direct=1 --runtime=5 --time_based --ramp_time=2 --end_fsync=1 --invalidate=1 --zero_buffers");
 	o.op = Options::Op::write;
@@ -383,7 +383,7 @@ TEST_CASE("--explain: --fsync, -M and --ramp in fio's words")
 	o.time_limit = 0;
 	o.ramp = 0;
 	o.fsync_every = 1;
-	CHECK(fio_command(o, "etcd", FioFiles::shared) ==
+	CHECK(fio_command(o, "etcd", Files::shared) ==
 	      "fio --name=etcd --filename=f --rw=write --bs=2300 --size=22m --thread --ioengine=psync --iodepth=1 "
 	      "--direct=0 --fdatasync=1 --end_fsync=1 --invalidate=1 --zero_buffers");
 }
@@ -632,7 +632,7 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 	Worker w;
 	w.plan = &plan;
 	w.target = &plan.targets[0];
-	w.fd = fd;
+	w.fd = Fd(dup(fd));
 	w.buffer = buffer.data();
 	plan.slot_stride = 4096;
 	int ring_fd = open("/dev/null", O_RDONLY);	// the lowest free fd, which io_uring_setup takes next
@@ -649,11 +649,11 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 		int null_fd = open("/dev/null", O_RDONLY);
 		REQUIRE(dup2(null_fd, ring_fd) == ring_fd);
 		close(null_fd);
-		g_stop.store(false);
+		g_stop.lower();
 		w.start_ns = now_ns();
 		uring_loop<Way::read, false>(w);
 		CHECK(w.error.msg == std::string("io_uring_enter: ") + path + ": " + std::strerror(EOPNOTSUPP));
-		g_stop.store(false);
+		g_stop.lower();
 	}
 	close(fd);
 	unlink(path);
