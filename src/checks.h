@@ -321,8 +321,8 @@ struct Verdict {
 	double busy = 0;		// io_ticks over the wall time, at most 1
 	std::string limit;		// "memory", "device", "link", "cpu", "latency" or "unknown"
 	std::string limit_why;		// the evidence, in words
-	bool verified = false;
-	std::string reason;		// why not verified ("" when it is)
+	bool confirmed = false;		// the device saw at least 90% of the bytes claimed
+	std::string reason;		// why not confirmed ("" when it is)
 	std::string causes;		// delivered under 0.90: what may have served the rest
 };
 
@@ -363,7 +363,7 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	} else if (cpu >= 0.9) {
 		v.limit = "cpu";
 		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
-	} else if (v.verified) {	// the device saw the bytes, was idle at times, and nothing else was full
+	} else if (v.confirmed) {	// the device saw the bytes, was idle at times, and nothing else was full
 		v.limit = "latency";
 		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
 				     o.queue_depth == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s");
@@ -445,12 +445,12 @@ Verdict judge(const Plan &plan, const Execution &ex)
 		if (is_mix(plan.opt))
 			judge_mix(ex.totals, *d, v);
 		v.busy = seconds > 0 ? std::min(1.0, d->busy_ms / 1e3 / seconds) : 0;
-		v.verified = v.claimed > 0 && v.delivered >= 0.9;
+		v.confirmed = v.claimed > 0 && v.delivered >= 0.9;
 		if (v.claimed == 0)
 			v.reason = "nothing was claimed";
-		else if (!v.verified)
+		else if (!v.confirmed)
 			v.reason = format("the device saw %.0f%% of the bytes claimed", v.delivered * 100);
-		if (!v.verified && v.claimed)
+		if (!v.confirmed && v.claimed)
 			v.causes = likely_causes(plan, hollow_share(plan));
 	}
 	find_limit(plan, ex.shared, seconds, v);
@@ -463,7 +463,7 @@ Verdict judge(const Plan &plan, const Execution &ex)
 // about 60 ms for the quick check, which its verdict now spares.
 bool suspicious(const Plan &plan, const Verdict &v, double bytes_per_second)
 {
-	bool vouched = v.verified && memory_backing(disk_name(plan.fs_dev)).empty();
+	bool vouched = v.confirmed && memory_backing(disk_name(plan.fs_dev)).empty();
 	return !plan.opt.cached && !vouched && bytes_per_second > 1.0 * GiB;
 }
 
@@ -473,7 +473,7 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 {
 	std::vector<std::string> w;
 	const char *op = is_mix(plan.opt) ? "read and written" : is_write(plan.opt) ? "written" : "read";
-	if (v.measured && v.claimed && !v.verified)
+	if (v.measured && v.claimed && !v.confirmed)
 		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
 				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
 				   v.causes.c_str()));

@@ -518,13 +518,13 @@ std::string json_device(const Verdict &v)
 					   json_number(d.link->bytes_per_second).c_str())
 				  : "null";
 	return format("{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"busy\": %s, \"limit\": %s, "
-		      "\"link\": %s, \"verified\": %s, \"reason\": %s}",
+		      "\"link\": %s, \"verified\": %s, \"reason\": %s}",	// "verified": confirmed, as SPEC.md names it
 		      json_string_or_null(d.stats.empty() ? "" : d.name).c_str(),
 		      json_string_or_null(d.stats.empty() ? "" : d.path).c_str(),
 		      v.measured ? std::to_string(v.bytes).c_str() : "null",
 		      v.measured && v.claimed ? json_number(v.delivered).c_str() : "null",
 		      v.measured ? json_number(v.busy).c_str() : "null", json_string(v.limit).c_str(), link.c_str(),
-		      json_bool(v.verified).c_str(), json_string_or_null(v.reason).c_str());
+		      json_bool(v.confirmed).c_str(), json_string_or_null(v.reason).c_str());
 }
 
 // The last thread's end on the real-time clock: the start plus the wall

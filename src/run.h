@@ -115,7 +115,7 @@ struct RunResult {
 	std::vector<Sample> samples;
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
-	std::vector<std::string> stat_files;	// the devices' counters (see verification)
+	std::vector<std::string> stat_files;	// the devices' counters (see device.h)
 	std::vector<std::string> stats_before, stats_after;	// their lines at the barrier and at the end
 };
 

@@ -1478,7 +1478,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	FakeRun busy(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1960");
 	Verdict v = judged(p, d, busy);
 	CHECK(v.measured);
-	CHECK(v.verified);
+	CHECK(v.confirmed);
 	CHECK(v.bytes == GiB);
 	CHECK(v.delivered == doctest::Approx(1.0));
 	CHECK(v.busy == doctest::Approx(0.98));
@@ -1493,10 +1493,10 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	FakeRun cpu(GiB, 2, 1.9, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1000");
 	CHECK(judged(p, d, cpu).limit == "cpu");
 
-	// A tenth reached the device: not verified, and no claim about latency.
+	// A tenth reached the device: not confirmed, and no claim about latency.
 	FakeRun hollow(GiB, 2, 0.5, "0 0 0 0 0 0 0 0 0 0", "1 0 209715 0 0 0 0 0 0 100");
 	Verdict h = judged(p, d, hollow);
-	CHECK_FALSE(h.verified);
+	CHECK_FALSE(h.confirmed);
 	CHECK(h.delivered == doctest::Approx(0.1));
 	CHECK(h.reason == "the device saw 10% of the bytes claimed");
 	CHECK(h.limit == "unknown");
@@ -1506,14 +1506,14 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	p.opt.cached = true;
 	Verdict c = judged(p, d, busy);
 	CHECK_FALSE(c.measured);
-	CHECK_FALSE(c.verified);
+	CHECK_FALSE(c.confirmed);
 	CHECK(c.reason == "page cache by request (--cached)");
 	CHECK(c.limit == "memory");
 	p.opt.cached = false;
 
 	FakeRun unread(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "");
 	Verdict u = judged(p, d, unread);
-	CHECK_FALSE(u.verified);
+	CHECK_FALSE(u.confirmed);
 	CHECK(u.reason == "the counters of sda could not be read at both ends");
 	CHECK(u.limit == "unknown");
 	CHECK(json_device(u).find("\"bytes\": null, \"delivered\": null, \"busy\": null, \"limit\": \"unknown\"") != std::string::npos);
@@ -1522,7 +1522,7 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	FakeRun wrote(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "0 0 0 0 9 0 2097160 0 0 1990");
 	Verdict w = judged(p, d, wrote);
 	CHECK(w.bytes == GiB + 8 * 512);
-	CHECK(w.verified);
+	CHECK(w.confirmed);
 	CHECK(json_device(w) == "{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
 				"\"busy\": 0.995000, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null}");
 }
