@@ -29,6 +29,10 @@ TEST_OBJ = tests/doctest_main.o tests/test_sdb.o
 
 all: sdb
 
+# The edit-build-test loop's build: ./sdb at -O0 (about 6 s, against 30 s).
+dev:
+	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -O0 $(SDB_LDFLAGS) -o sdb sdb.cpp
+
 sdb: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ sdb.cpp
 
@@ -81,4 +85,4 @@ uninstall:
 clean:
 	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop bench/uring $(TEST_OBJ)
 
-.PHONY: all check check-sections check-sanitize fuzz bench install uninstall clean
+.PHONY: all dev check check-sections check-sanitize fuzz bench install uninstall clean

@@ -4,8 +4,15 @@
 //
 // The one translation unit: `g++ sdb.cpp` builds sdb.  Its modules are the
 // headers of src/, included here in the order of one run; each includes
-// only earlier ones and compiles alone (make check-modules).  Start
-// reading at run(), below.
+// only earlier ones and compiles alone (make check-modules), and keeps its
+// code in an anonymous namespace.  Start reading at run(), below: it picks
+// the mode (--merge, --hosts, --explain, --quick, -T alone, or a run).
+// Errors travel up as Error values (base.h) and the mode that ran prints
+// its one line (print_error) and returns its exit status; a worker records
+// its error with fail() (worker.h), which stops every thread.  The tests
+// reach the modules without a second copy: tests/unit/MODULE.cpp includes
+// src/MODULE.h, and tests/fuzz_parse.cpp includes this file with
+// SDB_NO_MAIN.
 #include "src/base.h"	// Error and its printing, SIZE, IEC formats, clocks, Fd
 #include "src/json.h"	// the JSON writer's pieces and a small JSON reader
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests

@@ -76,7 +76,8 @@ struct Plan {
 	std::uint64_t pool = 0;		// -R writes of small blocks: random bytes to rotate through
 	unsigned buffers = 0;		// one shared by all threads for zero-buffer writes; else
 					// one per thread (reads, and -R writes, stamped per I/O)
-	unsigned slots = 1;		// I/O buffers in each: the queue depth (1 when shared)
+	unsigned slots = 1;		// I/O buffers in each: the queue depth, twice it for a mix
+					// (its writes' and its reads'), 1 when shared
 	// io_uring: most SQEs per io_uring_enter (0: all that are queued).  At
 	// QD32 on a virtio disk 4 gave more IOPS than 1 (a syscall per I/O)
 	// and than all at once (the device idles while the batch is built).

@@ -95,7 +95,7 @@ struct alignas(64) Worker {
 	int cpu = -1;
 	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
 	std::optional<std::uint64_t> eof_at;	// a read reached end of file here, before SIZE
-	bool laid_out = false;		// random writes: the file was written first
+	bool laid_out = false;		// random writes and mixes: the file was written first (untimed)
 	std::optional<Identity> created;	// the file this thread created
 	double resident = 0;		// fraction of the file still cached after eviction
 	double cached_before = -1;	// --cached reads of a file: fraction cached at the start
