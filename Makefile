@@ -29,9 +29,11 @@ TEST_OBJ = tests/doctest_main.o tests/test_sdb.o
 
 all: sdb
 
-# The edit-build-test loop's build: ./sdb at -O0 (about 6 s, against 30 s).
-dev:
-	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -O0 $(SDB_LDFLAGS) -o sdb sdb.cpp
+# The edit-build-test loop's build: ./sdb-dev at -O0 (about 6 s, against
+# 30 s), apart from ./sdb so that a benchmark never measures it.
+dev: sdb-dev
+sdb-dev: $(SRC)
+	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -O0 $(SDB_LDFLAGS) -o $@ sdb.cpp
 
 sdb: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ sdb.cpp
@@ -83,6 +85,6 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdb $(DESTDIR)$(MANDIR)/man1/sdb.1 $(DESTDIR)$(COMPDIR)/sdb
 
 clean:
-	rm -f sdb sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop bench/uring $(TEST_OBJ)
+	rm -f sdb sdb-dev sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop bench/uring $(TEST_OBJ)
 
 .PHONY: all dev check check-sections check-sanitize fuzz bench install uninstall clean
