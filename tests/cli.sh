@@ -61,12 +61,13 @@ bad_input() {	# expected-rc expected-text args...
 	fi
 }
 
-# CLI_SECTIONS="the-quick-suite signals" runs only those sections (their
-# headers' names, with dashes); every section makes the files it uses.
+# CLI_SECTIONS="quick-suite run-signals" runs only those sections.  Each is
+# named by the room of src/ whose behaviour it mainly tests (and by what it
+# tests there, where the room has several); each makes the files it uses.
 section() { [ -z "${CLI_SECTIONS:-}" ] || [[ " $CLI_SECTIONS " == *" $1 "* ]]; }
 
-# ------------------------------------------------------------ basics
-if section basics; then
+# ------------------------------------------------------------ options-and-help
+if section options-and-help; then
 run -V
 check "-V prints the version" "sdb $version" "$out"
 run --help
@@ -86,8 +87,8 @@ check "every sdb.1 option is in --help" "" "$extra"
 check "--help and sdb.1 list 30 options" 30 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
-# ------------------------------------------------------------ the quick check
-if section the-quick-check; then
+# ------------------------------------------------------------ worker-quick-check
+if section worker-quick-check; then
 run -w -f test -b 64m -s 256m -D -S
 check "quick check: exit 0" 0 "$rc"
 check "quick check: writes 256 MiB" 268435456 "$(size_of test)"
@@ -103,8 +104,8 @@ check "read size defaults to the file's size" 268435456 "$(jq .options.size <<<"
 rm -f test
 fi
 
-# ------------------------------------------------------------ threads and files
-if section threads-and-files; then
+# ------------------------------------------------------------ worker-threads-and-files
+if section worker-threads-and-files; then
 run -w -f t -j 3 -b 1m -s 8m
 check "-j 3: exit 0" 0 "$rc"
 check "-j 3: t.0 t.1 t.2 of 8 MiB" "8388608 8388608 8388608" "$(size_of t.0) $(size_of t.1) $(size_of t.2)"
@@ -158,8 +159,8 @@ check "-t 1: time_limit in JSON" 1 "$(jq .options.time_limit <<<"$out")"
 rm -f r z grow
 fi
 
-# ------------------------------------------------------------ queue depth (io_uring)
-if section queue-depth-io-uring; then
+# ------------------------------------------------------------ uring-queue-depth
+if section uring-queue-depth; then
 "$sdb" -w -f q -s 8m -R >/dev/null 2>&1
 "$sdb" -w -f q -j 2 -s 8m -R >/dev/null 2>&1
 run -r -f q -j 2 -m rand -q 8 --json
@@ -194,8 +195,8 @@ fi
 rm -f q q.0 q.1 qw
 fi
 
-# ------------------------------------------------------------ devices
-if section devices; then
+# ------------------------------------------------------------ plan-devices
+if section plan-devices; then
 run -w -f /dev/null -s 64m -j 2
 check "/dev/null write: exit 0" 0 "$rc"
 run -r -f /dev/zero -s 16m -b 1m --json
@@ -203,8 +204,8 @@ check "/dev/zero read: 16 ops" 16 "$(jq .total.ops <<<"$out")"
 check "/dev/zero: shared by threads" "/dev/zero" "$(jq -r .threads[0].file <<<"$out")"
 fi
 
-# ------------------------------------------------------------ truthful numbers
-if section truthful-numbers; then
+# ------------------------------------------------------------ checks-truthful-numbers
+if section checks-truthful-numbers; then
 run -T --json
 check "-T: memory ceiling in JSON" true "$(jq '.memory.memset > 0 and .memory.memcpy > 0 and .memory.memmove > 0' <<<"$out")"
 run -T -w -f /dev/null -s 1m
@@ -250,8 +251,8 @@ fi
 rm -f evict
 fi
 
-# ------------------------------------------------------------ memory, not a device
-if section memory-not-a-device; then
+# ------------------------------------------------------------ checks-memory-not-a-device
+if section checks-memory-not-a-device; then
 # The ceiling copies four times the last-level cache: a copy the cache
 # holds would measure the cache.
 llc=$(for d in /sys/devices/system/cpu/cpu0/cache/index*; do
@@ -317,8 +318,8 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ bad input
-if section bad-input; then
+# ------------------------------------------------------------ options-bad-input
+if section options-bad-input; then
 # Every one exits with the documented code, prints exactly one line that
 # starts with "sdb: " and names the culprit, and leaves no file behind.
 mkdir -p bad && cd bad || exit 1
@@ -365,8 +366,8 @@ check "usage errors leave no file behind" "" "$(ls)"
 cd .. && rmdir bad
 fi
 
-# ------------------------------------------------------------ safe targets
-if section safe-targets; then
+# ------------------------------------------------------------ plan-safe-targets
+if section plan-safe-targets; then
 # sdb overwrites only what it wrote (issue 11): each case checks the
 # precious file's checksum, not just the exit code.
 mkdir -p safe && cd safe || exit 1
@@ -516,8 +517,8 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ the quick suite
-if section the-quick-suite; then
+# ------------------------------------------------------------ quick-suite
+if section quick-suite; then
 mkdir -p qs
 run --quick -f qs -t 0.2 -s 32m --json
 check "--quick: exit 0" 0 "$rc"
@@ -621,8 +622,8 @@ check "--quick, Ctrl-C twice: test file removed" "" "$(ls qs)"
 rm -rf qs quick.out
 fi
 
-# ------------------------------------------------------------ signals
-if section signals; then
+# ------------------------------------------------------------ run-signals
+if section run-signals; then
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &
 pid=$!
 sleep 1.5
@@ -665,8 +666,8 @@ contains "SIGINT during the -R fill: stopped the fill itself" "$(cat "$work/.err
 rm -f fillint
 fi
 
-# ------------------------------------------------------------ every pass reaches the device
-if section every-pass-reaches-the-device; then
+# ------------------------------------------------------------ worker-every-pass-reaches-the-device
+if section worker-every-pass-reaches-the-device; then
 # An O_DIRECT read that ends in an unaligned tail is end of file at every
 # queue depth.  (ext4 answers the rest with 0; where a file system answers
 # EINVAL instead, the unit test of settle() covers it.)
@@ -776,8 +777,8 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ sdb checks itself
-if section sdb-checks-itself; then
+# ------------------------------------------------------------ device-sdb-checks-itself
+if section device-sdb-checks-itself; then
 # Every run but --cached is checked against the kernel's counters of the
 # device under the target (issue 12): the Device line, the JSON device
 # object, what cannot be checked and why.
@@ -874,8 +875,8 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ many hosts, local
-if section many-hosts-local; then
+# ------------------------------------------------------------ hosts-local
+if section hosts-local; then
 host=$(hostname -s)
 SLURM_PROCID=3 run -w -f "mh.%h.%r" -s 1m -b 64k --json
 check "-f mh.%h.%r with SLURM_PROCID=3: the file is mh.HOST.3" 1048576 "$(size_of "mh.$host.3")"
@@ -943,8 +944,8 @@ check "SIGINT while waiting for --start-at: exit 130, no I/O, the new file remov
 rm -f mh.json
 fi
 
-# ------------------------------------------------------------ root only
-if section root-only; then
+# ------------------------------------------------------------ plan-root-only
+if section plan-root-only; then
 if [ "$(id -u)" != 0 ]; then
 	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
 		skipped "$t" "needs root"
@@ -1077,8 +1078,8 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ workloads
-if section workloads; then
+# ------------------------------------------------------------ worker-workloads
+if section worker-workloads; then
 # --fsync N: an fdatasync after every N writes, each timed apart; 2300-byte
 # blocks (etcd's check) without -D.  1 MiB / 2300 bytes: 456 writes.
 run -w -f etcd -b 2300 -s 1m --fsync 1 --json
@@ -1395,10 +1396,10 @@ bad_input 2 "--merge and --hosts" --merge m0.json --hosts h
 rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json failed.json bad.json foreign.json
 fi
 
-# ------------------------------------------------------------ many hosts
+# ------------------------------------------------------------ hosts-ssh
 # --hosts end to end over a throwaway sshd on 127.0.0.1 (root: it logs in
 # as root with a key made here); the remote sdb is this one (SDB_REMOTE).
-if section many-hosts; then
+if section hosts-ssh; then
 if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
 	skipped "many hosts over ssh" "needs root, sshd and ssh-keygen (openssh-server)"
 elif ! "$sdb" --help | grep -q -- --start-at; then
@@ -1475,10 +1476,10 @@ else
 fi
 fi
 
-# ------------------------------------------------------------ interactions
+# ------------------------------------------------------------ merge-interactions
 # The features of issues 16 and 17 together (--ramp, -M, --fsync, --verify,
 # --start-at, --merge, --hosts).
-if section interactions; then
+if section merge-interactions; then
 # Ctrl-C in a long --ramp: nothing counted, and the empty window is dated
 # when the run stopped, not at the end of a ramp that never came.
 "$sdb" -w -f rampint -s 8m --ramp 60 -t 1 --json >rampint.json 2>/dev/null &
