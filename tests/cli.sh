@@ -45,6 +45,48 @@ run() {
 	err=$(cat "$work/.err")
 }
 size_of() { stat -c %s "$1" 2>/dev/null || echo missing; }
+# wait_for PID SIGN...: before a run PID is signalled or changed under it,
+# wait for a sign that it has reached the state under test: the command
+# SIGN... succeeding, polled every 0.05 s.  It gives up when PID has ended
+# or after 20 s, and the checks that follow say what went wrong; how long
+# the wait took is never checked.
+wait_for() {
+	local pid=$1 try
+	shift
+	for ((try = 0; try < 400; try++)); do
+		"$@" && return 0
+		running "$pid" || return 1
+		sleep 0.05
+	done
+	return 1
+}
+# The signs.  running PID: PID exists and has not exited (a zombie has).
+running() { local s; s=$(sed -n 's/^State:\s*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }
+# has_read PID BYTES: PID has read at least BYTES (rchar of /proc/PID/io,
+# which counts pread; sdb reads only a few KiB before its timed loop).
+has_read() { local n; n=$(sed -n 's/^rchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+# resident PID KIB: PID has at least KIB of memory resident (VmRSS).
+resident() { local n; n=$(sed -n 's/^VmRSS:\s*\([0-9]*\) kB$/\1/p' "/proc/$1/status" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+# has_open PID PATH: PID has PATH open.
+has_open() { local fd; for fd in /proc/"$1"/fd/*; do [ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0; done; return 1; }
+# at_least FILE BYTES: FILE exists and holds at least BYTES.
+at_least() { [ "$(stat -c %s "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }
+# quick_file DIR BYTES: the quick suite's test file in DIR holds at least BYTES.
+quick_file() { local f; for f in "$1"/sdb-quick.*; do at_least "$f" "$2" && return 0; done; return 1; }
+# quick_running PID DIR BYTES: the quick suite PID has laid out its test
+# file of BYTES in DIR and the first row's run is under way: its io_uring
+# is open (SEQ1M Q8T1), or the 8 threads that stand in for one.
+quick_running() {
+	quick_file "$2" "$3" || return 1
+	has_open "$1" "anon_inode:[io_uring]" || [ "$(sed -n 's/^Threads:\s*//p' "/proc/$1/status" 2>/dev/null)" -ge 9 ] 2>/dev/null
+}
+# taken PID SIG: SIG is no longer pending for PID (sdb has read it from its
+# signalfd: ShdPnd of /proc/PID/status), or PID has ended.
+taken() {
+	local pending
+	pending=$(sed -n 's/^ShdPnd:\s*//p' "/proc/$1/status" 2>/dev/null)
+	[ -z "$pending" ] || (((0x$pending >> ($(kill -l "$2") - 1) & 1) == 0))
+}
 # release_image IMG: detach the loop device $loop (if any), remove IMG.
 release_image() { [ -n "${loop:-}" ] && losetup -d "$loop"; loop=; rm -f "$1"; }
 # bad_input RC TEXT ARGS...: exit RC, exactly one line "sdb: ...TEXT...", no stdout.
@@ -462,7 +504,7 @@ fi
 "$sdb" -w -f shrink -s 64m -R >/dev/null 2>&1
 "$sdb" -r -f shrink -t 4 --json >shrink.json 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid has_read $pid $((4 << 20))	# in its timed loop
 truncate -s 10m shrink
 wait $pid
 check "a file that shrinks during -t: end of file, and why" true \
@@ -551,7 +593,7 @@ run --quick -f qs -w
 check "--quick with -w: usage error" 2 "$rc"
 "$sdb" --quick -f qs -t 1 -s 32m >quick.out 2>/dev/null &
 pid=$!
-sleep 2.5
+wait_for $pid quick_running $pid qs $((32 << 20))
 kill -INT $pid
 wait $pid; rc=$?
 check "--quick interrupted: exit 130" 130 "$rc"
@@ -614,8 +656,10 @@ else
 fi
 "$sdb" --quick -f qs -t 2 -s 32m >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
-kill -INT $pid; sleep 0.05; kill -INT $pid 2>/dev/null	# the first may have ended it already
+wait_for $pid quick_running $pid qs $((32 << 20))
+kill -INT $pid
+wait_for $pid taken $pid INT	# the second comes after sdb took the first
+kill -INT $pid 2>/dev/null	# the first may have ended it already
 wait $pid; rc=$?
 check "--quick, Ctrl-C twice: exit 130" 130 "$rc"
 check "--quick, Ctrl-C twice: test file removed" "" "$(ls qs)"
@@ -626,7 +670,7 @@ fi
 if section run-signals; then
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>sig.err &
 pid=$!
-sleep 1.5
+wait_for $pid has_read $pid $((1 << 20))	# in its timed loop
 kill -INT $pid
 wait $pid; rc=$?
 check "SIGINT: exit 130" 130 "$rc"
@@ -636,7 +680,7 @@ rm -f sig.json sig.err
 
 "$sdb" -r -f /dev/zero -s 1g -b 64k -t 60 --json >sig.json 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid has_read $pid $((1 << 20))
 kill -TERM $pid
 wait $pid; rc=$?
 check "SIGTERM: exit 143 (128 + 15) with results" "143 true" "$rc $(jq .interrupted sig.json 2>&1)"
@@ -648,7 +692,7 @@ mkdir -p sigq
 for sig in HUP QUIT USR1 ALRM; do
 	"$sdb" --quick -f sigq -t 1 -s 32m >/dev/null 2>&1 &
 	pid=$!
-	sleep 1
+	wait_for $pid quick_file sigq 0	# the test file is there to be removed
 	kill -$sig $pid
 	wait $pid; rc=$?
 	check "--quick ended by SIG$sig: exit 128 + n, test file removed" "$((128 + $(kill -l $sig))) " "$rc $(ls sigq)"
@@ -658,7 +702,7 @@ check "--quick into a closed pipe: exit 141 (SIGPIPE), test file removed" "141 "
 rmdir sigq
 "$sdb" -w -f fillint -b 4g -s 4g -R >/dev/null 2>"$work/.err" &
 pid=$!
-sleep 0.5
+wait_for $pid resident $pid $((4000 << 10))	# the 4 GiB buffer is in memory: the fill comes next
 kill -INT $pid
 wait $pid; rc=$?
 check "SIGINT during the -R fill: exit 130 before any file is made" "130 missing" "$rc $(size_of fillint)"
@@ -901,7 +945,7 @@ bad_input 2 "--start-at and --quick" --quick -f . --start-at +1
 at=$(date -d '2 seconds' +%s.%N)
 "$sdb" -r -f /dev/zero -s 16m --start-at "$at" --json >mh-a.json 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid has_open $pid /dev/zero	# the first is ready, waiting for the time
 "$sdb" -r -f /dev/zero -s 16m --start-at "$at" --json >mh-b.json 2>/dev/null
 wait $pid
 check "--start-at: two runs a second apart start within 10 ms of each other" true \
@@ -936,7 +980,7 @@ matches "-v: says when the run started" "$out" "*Host: *Started at *Unix *"
 
 "$sdb" -w -f mh -s 1m --start-at +60 --json >mh.json 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid at_least mh 0	# its new file made, it waits for the time
 kill -INT $pid
 wait $pid; rc=$?
 check "SIGINT while waiting for --start-at: exit 130, no I/O, the new file removed" "130 true 0 missing" \
@@ -1252,14 +1296,14 @@ rm -f vj.* vt
 "$sdb" -w -f vi -s 16m --verify >/dev/null 2>&1
 "$sdb" -r -f vi --verify -b 4k -t 60 --json >vi.json 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid has_read $pid $((4 << 20))	# checking as it reads
 kill -INT $pid
 wait $pid; rc=$?
 check "-r --verify interrupted: exit 130, verify.complete false, none bad" "130 false 0" \
 	"$rc $(jq -r '"\(.verify.complete) \(.verify.bad)"' vi.json)"
 "$sdb" -r -f vi --verify -b 4k -t 60 >vi.out 2>/dev/null &
 pid=$!
-sleep 1
+wait_for $pid has_read $pid $((4 << 20))
 kill -INT $pid
 wait $pid
 contains "-r --verify interrupted: says the rest is unchecked" "$(cat vi.out)" "none bad before the interruption, the rest unchecked"
@@ -1461,8 +1505,8 @@ else
 	# Ctrl-C: every remote run stopped, exit 130.
 	"$sdb" --hosts "localhost:$work/h1/s,127.0.0.1:$work/h2/s" -w -s 8m -t 60 >/dev/null 2>"$work/.err" &
 	pid=$!
-	for try in $(seq 100); do [ -e h1/s ] && [ -e h2/s ] && break; sleep 0.1; done
-	sleep 0.5
+	both_writing() { at_least h1/s $((8 << 20)) && at_least h2/s $((8 << 20)); }
+	wait_for "$pid" both_writing	# both remote runs in their timed loops
 	kill -INT "$pid"
 	wait "$pid"; rc=$?
 	check "--hosts: Ctrl-C: exit 130" 130 "$rc"
@@ -1484,8 +1528,7 @@ if section merge-interactions; then
 # when the run stopped, not at the end of a ramp that never came.
 "$sdb" -w -f rampint -s 8m --ramp 60 -t 1 --json >rampint.json 2>/dev/null &
 pid=$!
-for try in $(seq 100); do [ -e rampint ] && break; sleep 0.1; done
-sleep 0.3
+wait_for $pid at_least rampint $((1 << 20))	# the ramp's first write landed
 kill -INT $pid
 wait $pid; rc=$?
 now=$(date +%s.%N)
