@@ -3,7 +3,9 @@
 # does and check exit codes, files, JSON values and messages.  Tests that
 # need root (loop devices, tmpfs mounts) report themselves as skipped
 # without it.  Nothing here asserts a speed, only ratios where the point of
-# a feature is a difference in speed (cache eviction).
+# a feature is a difference in speed (cache eviction), nor how long anything
+# took; a run is signalled once it shows that it reached the state under
+# test (wait_for), not after a guessed sleep.
 # Each section makes the files it uses and runs alone: CLI_SECTIONS=NAME
 # (see section()) and tests/sections.sh, which runs every one by itself.
 # usage: tests/cli.sh SDB MAN-PAGE VERSION [COUNTS-FILE]
