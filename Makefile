@@ -25,7 +25,15 @@ SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stack
 # sdb.cpp is the one translation unit; it includes the modules of src/.
 SRC = sdb.cpp $(wildcard src/*.h)
 
-TEST_OBJ = tests/doctest_main.o tests/test_sdb.o
+# The unit tests: a doctest TEST_SUITE per module in tests/unit/MODULE.cpp,
+# each its own translation unit that includes the module it tests, linked
+# with doctest's main() into one binary.  A module's functions that its
+# tests do not call would warn as unused: that warning is off.
+UNIT_SRC = $(wildcard tests/unit/*.cpp)
+UNIT_OBJ = tests/doctest_main.o $(UNIT_SRC:.cpp=.o)
+UNIT_SAN_OBJ = tests/doctest_main.san.o $(UNIT_SRC:.cpp=.san.o)
+SDB_UNIT_CXXFLAGS = -std=c++17 -Wall -Wextra -Wno-unused-function -pthread $(CXXFLAGS)
+SAN_UNIT_FLAGS = $(SAN_FLAGS) -Wno-unused-function
 
 all: sdb
 
@@ -39,18 +47,35 @@ sdb: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ sdb.cpp
 
 tests/doctest_main.o: tests/doctest_main.cpp
-	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -c -o $@ tests/doctest_main.cpp
+	$(CXX) $(SDB_CPPFLAGS) $(SDB_UNIT_CXXFLAGS) -c -o $@ tests/doctest_main.cpp
 
-tests/test_sdb.o: tests/test_sdb.cpp $(SRC)
-	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -c -o $@ tests/test_sdb.cpp
+# -MMD: each object depends on the headers it includes (listed in its .d).
+tests/unit/%.o: tests/unit/%.cpp
+	$(CXX) $(SDB_CPPFLAGS) $(SDB_UNIT_CXXFLAGS) -MMD -MP -c -o $@ $<
 
-tests/test_sdb: $(TEST_OBJ)
-	$(CXX) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ $(TEST_OBJ)
+tests/unit/run: $(UNIT_OBJ)
+	$(CXX) $(SDB_UNIT_CXXFLAGS) $(SDB_LDFLAGS) -o $@ $(UNIT_OBJ)
+
+-include $(UNIT_SRC:.cpp=.d) $(UNIT_SRC:.cpp=.san.d)
+
+# Every unit test, or one module's: make check-unit SUITE=json
+check-unit: tests/unit/run
+	./tests/unit/run $(if $(SUITE),-ts=$(SUITE))
+
+# Each module compiles alone, with nothing before it but what it includes
+# (-include: a header given as the main file would warn about #pragma once).
+check-modules:
+	@pass=0 fail=0; for h in $(wildcard src/*.h); do \
+		m=$${h#src/}; m=$${m%.h}; \
+		if $(CXX) -std=c++17 -Wall -Wextra -Wno-unused-function -fsyntax-only -include $$h -x c++ /dev/null; \
+		then pass=$$((pass + 1)); echo "ok   module $$m compiles alone"; \
+		else fail=$$((fail + 1)); echo "FAIL module $$m does not compile alone"; fi; \
+	done; echo "modules: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 # Unit tests, then the real binary driven the way a user drives it; one
 # summary line at the end ("N passed, N failed, N skipped").
-check: sdb tests/test_sdb
-	sh tests/check.sh ./tests/test_sdb ./sdb sdb.1 $(VERSION)
+check: sdb tests/unit/run
+	sh tests/check.sh ./tests/unit/run ./sdb sdb.1 $(VERSION)
 
 # Each section of tests/cli.sh on its own: no section leans on another's files.
 check-sections: sdb
@@ -59,11 +84,17 @@ check-sections: sdb
 sdb-san: $(SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp
 
-tests/test_sdb-san: tests/doctest_main.cpp tests/test_sdb.cpp $(SRC)
-	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ tests/doctest_main.cpp tests/test_sdb.cpp
+tests/doctest_main.san.o: tests/doctest_main.cpp
+	$(CXX) $(SDB_CPPFLAGS) $(SAN_UNIT_FLAGS) -c -o $@ tests/doctest_main.cpp
 
-check-sanitize: sdb-san tests/test_sdb-san
-	$(SAN_ENV) sh tests/check.sh ./tests/test_sdb-san ./sdb-san sdb.1 $(VERSION)
+tests/unit/%.san.o: tests/unit/%.cpp
+	$(CXX) $(SDB_CPPFLAGS) $(SAN_UNIT_FLAGS) -MMD -MP -c -o $@ $<
+
+tests/unit/run-san: $(UNIT_SAN_OBJ)
+	$(CXX) $(SAN_UNIT_FLAGS) -o $@ $(UNIT_SAN_OBJ)
+
+check-sanitize: sdb-san tests/unit/run-san
+	$(SAN_ENV) sh tests/check.sh ./tests/unit/run-san ./sdb-san sdb.1 $(VERSION)
 
 # libFuzzer on the option and SIZE parsers (needs clang): one target feeds
 # every input to both, for FUZZ_SECONDS.
@@ -85,6 +116,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdb $(DESTDIR)$(MANDIR)/man1/sdb.1 $(DESTDIR)$(COMPDIR)/sdb
 
 clean:
-	rm -f sdb sdb-dev sdb-san tests/test_sdb tests/test_sdb-san tests/fuzz_parse bench/loop bench/uring $(TEST_OBJ)
+	rm -f sdb sdb-dev sdb-san tests/unit/run tests/unit/run-san tests/fuzz_parse bench/loop bench/uring \
+		tests/*.o tests/unit/*.o tests/unit/*.d
 
-.PHONY: all dev check check-sections check-sanitize fuzz bench install uninstall clean
+.PHONY: all dev check check-unit check-modules check-sections check-sanitize fuzz bench install uninstall clean

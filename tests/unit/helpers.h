@@ -1,0 +1,97 @@
+// Helpers that several suites share: Args (an argv for parse_args),
+// SysfsFixture (a fake /sys under SDB_SYSFS), plan_on (a plan on a given
+// device) and json_of (a document parsed).  It includes the modules they
+// need; like the modules' code, they are in the anonymous namespace.
+#pragma once
+
+#include "../../src/base.h"
+#include "../../src/json.h"
+#include "../../src/options.h"
+#include "../../src/plan.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linux/magic.h>
+#include <sys/stat.h>
+
+namespace {
+
+// getopt_long wants a mutable, null-terminated argv that outlives the parse.
+struct Args {
+	std::vector<std::string> str;
+	std::vector<char *> ptr;
+
+	Args(std::initializer_list<const char *> args) : str{"sdb"}
+	{
+		str.insert(str.end(), args.begin(), args.end());
+		for (auto &s : str)
+			ptr.push_back(&s[0]);
+		ptr.push_back(nullptr);
+	}
+	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data()); }
+};
+
+// A sysfs fixture tree in a temporary directory, SDB_SYSFS pointing at it
+// for as long as the object lives.
+struct SysfsFixture {
+	std::string root;
+	SysfsFixture()
+	{
+		char tmpl[] = "/tmp/sdb-sysfs.XXXXXX";
+		root = mkdtemp(tmpl) ? tmpl : "";
+		setenv("SDB_SYSFS", root.c_str(), 1);
+	}
+	~SysfsFixture()
+	{
+		unsetenv("SDB_SYSFS");
+		std::string cmd = "rm -rf '" + root + "'";
+		CHECK(std::system(cmd.c_str()) == 0);
+	}
+	void write(const std::string &path, const std::string &text) const
+	{
+		for (std::size_t at = 1; (at = path.find('/', at)) != std::string::npos; at++)
+			mkdir((root + path.substr(0, at)).c_str(), 0755);
+		std::ofstream(root + path) << text << "\n";
+	}
+	void cache(unsigned index, const char *level, const char *size, const char *type) const
+	{
+		std::string dir = format("/devices/system/cpu/cpu0/cache/index%u/", index);
+		write(dir + "level", level);
+		write(dir + "size", size);
+		write(dir + "type", type);
+	}
+};
+
+// A plan that reads a file on a file system whose device is dev.
+Plan plan_on(dev_t dev, std::uint32_t fs_type = EXT4_SUPER_MAGIC, Kind kind = Kind::file)
+{
+	Plan p;
+	p.opt.op = Options::Op::read;
+	p.opt.file = "/data/f";
+	Target t;
+	t.path = "/data/f";
+	t.kind = kind;
+	t.size = GiB;
+	p.targets.push_back(t);
+	p.fs_dev = dev;
+	p.fs_type = fs_type;
+	return p;
+}
+
+Json json_of(std::string_view text)
+{
+	Json v;
+	Error e = parse_json(text, "t.json", v);
+	REQUIRE_MESSAGE(!e, e.msg);
+	return v;
+}
+
+} // namespace

@@ -1,0 +1,99 @@
+// Unit tests of src/pattern.h: the --verify unit, its reproducible pattern,
+// classify_unit() and the tally of bad units.
+#include "../../src/pattern.h"
+
+#include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+TEST_SUITE("pattern") {
+
+TEST_CASE("--verify pattern: the same units for the same seed and offset, others elsewhere")
+{
+	std::vector<char> a(3 * verify_unit), b(3 * verify_unit), c(3 * verify_unit);
+	write_units(a.data(), a.size(), 42, 8192, 7);
+	write_units(b.data(), b.size(), 42, 8192, 7);
+	write_units(c.data(), c.size(), 43, 8192, 7);
+	CHECK(a == b);	// reproducible from (seed, offset) alone
+	CHECK(a != c);
+	std::set<std::string> units;
+	for (std::size_t at = 0; at < a.size(); at += verify_unit) {
+		units.insert(std::string(a.data() + at, verify_unit));
+		units.insert(std::string(c.data() + at, verify_unit));
+		CHECK(unit_header(a.data() + at).offset == 8192 + at);
+		CHECK(unit_header(a.data() + at).seed == 42);
+		CHECK(unit_header(a.data() + at).write == 7);
+	}
+	CHECK(units.size() == 6);
+	// The bodies' bytes are spread evenly: every byte value within 25% of its share (8 sigma).
+	std::vector<char> many(64 * verify_unit);
+	write_units(many.data(), many.size(), 42, 0, 0);
+	std::vector<unsigned> counts(256);
+	for (std::size_t i = 0; i < many.size(); i++)
+		if (i % verify_unit >= sizeof(UnitHeader))
+			counts[static_cast<unsigned char>(many[i])]++;
+	const double share = 64.0 * (verify_unit - sizeof(UnitHeader)) / 256;
+	CHECK(*std::max_element(counts.begin(), counts.end()) < 1.25 * share);
+	CHECK(*std::min_element(counts.begin(), counts.end()) > 0.75 * share);
+}
+
+TEST_CASE("--verify check: clean, zeros, misplaced, stale and corrupt units")
+{
+	const std::uint64_t seed = 0x1234567890abcdef;
+	std::vector<char> unit(verify_unit);
+	std::uint64_t found = 0;
+	write_unit(unit.data(), seed, 65536, 3);
+	CHECK(classify_unit(unit.data(), seed, 65536, std::nullopt, found) == UnitKind::good);
+	CHECK(classify_unit(unit.data(), seed, 65536, 3, found) == UnitKind::good);
+	CHECK(classify_unit(unit.data(), seed, 65536, 9, found) == UnitKind::stale);	// an earlier write's
+	CHECK(classify_unit(unit.data(), seed + 1, 65536, std::nullopt, found) == UnitKind::stale);	// another run's
+	CHECK(classify_unit(unit.data(), seed, 4096, std::nullopt, found) == UnitKind::misplaced);
+	CHECK(found == 65536);	// the offset the unit was written for
+	std::vector<char> zeros(verify_unit);
+	CHECK(classify_unit(zeros.data(), seed, 4096, std::nullopt, found) == UnitKind::zeros);
+	for (std::size_t at : {std::size_t{0}, std::size_t{13}, std::size_t{20}, std::size_t{31}, std::size_t{32},
+			       std::size_t{2000}, verify_unit - 1}) {
+		std::vector<char> flipped = unit;
+		flipped[at] ^= 0x04;
+		CHECK_MESSAGE(classify_unit(flipped.data(), seed, 65536, std::nullopt, found) == UnitKind::corrupt, at);
+		CHECK(!unit_consistent(flipped.data()));
+	}
+	std::vector<char> one_byte(verify_unit);
+	one_byte[100] = 1;	// not all zeros: corrupt
+	CHECK(classify_unit(one_byte.data(), seed, 0, std::nullopt, found) == UnitKind::corrupt);
+}
+
+TEST_CASE("--verify tally: counts every bad unit, names the lowest, learns a reader's seed")
+{
+	const std::uint64_t seed = 99;
+	std::vector<char> block(8 * verify_unit);
+	write_units(block.data(), block.size(), seed, 0, 0);
+	std::memset(block.data() + 5 * verify_unit, 0, verify_unit);
+	write_unit(block.data() + 2 * verify_unit, seed, 1 << 20, 0);	// offset 8 KiB holds 1 MiB's unit
+	std::memset(block.data(), 0, verify_unit);	// the first unit too: the seed comes from the next
+	VerifyTally t;
+	t.check_block(block.data(), block.size(), 0);
+	CHECK(t.seeded);
+	CHECK(t.seed == seed);
+	CHECK(t.units == 8);
+	CHECK(t.bad == 3);
+	CHECK(t.kinds[static_cast<int>(UnitKind::zeros)] == 2);
+	CHECK(t.kinds[static_cast<int>(UnitKind::misplaced)] == 1);
+	CHECK(t.first_offset == 0);
+	CHECK(t.first_kind == UnitKind::zeros);
+	VerifyTally later;
+	later.check_block(block.data() + verify_unit, 7 * verify_unit, verify_unit);
+	CHECK(later.first_offset == 2 * verify_unit);
+	CHECK(later.first_kind == UnitKind::misplaced);
+	CHECK(later.first_found == 1 << 20);
+	later.check_block(block.data(), verify_unit / 2, 0);	// no whole unit: nothing checked
+	CHECK(later.units == 7);
+}
+
+} // TEST_SUITE("pattern")

@@ -1,0 +1,165 @@
+// Unit tests of src/stats.h: the random-order Permutation, the seeded
+// MixChooser and the latency Histogram.
+#include "../../src/stats.h"
+
+#include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+TEST_SUITE("stats") {
+
+TEST_CASE("MixChooser: a fixed sequence for a seed, and PCT% reads")
+{
+	MixChooser pinned(0x5db0000, 70);
+	std::string seq;
+	for (int i = 0; i < 24; i++)
+		seq += pinned.read() ? 'r' : 'w';
+	CHECK(seq == "rrrrrrrrwrrrrrrrwrrrrrrr");
+	for (unsigned pct : {0u, 1u, 30u, 50u, 70u, 99u, 100u}) {
+		MixChooser c(12345 + pct, pct);
+		unsigned reads = 0;
+		for (int i = 0; i < 10000; i++)
+			reads += c.read();
+		CHECK_MESSAGE(std::abs(static_cast<double>(reads) / 100 - pct) <= 2, "pct=" << pct << " reads=" << reads);
+		if (pct == 0 || pct == 100)
+			CHECK(reads == pct * 100);
+	}
+	MixChooser a(7, 50), b(7, 50), other(8, 50);
+	unsigned same = 0, differ = 0;
+	for (int i = 0; i < 1000; i++) {
+		bool x = a.read();
+		same += x == b.read();
+		differ += x != other.read();
+	}
+	CHECK(same == 1000);
+	CHECK(differ > 300);
+}
+
+// Every value 0..n-1 exactly once in n outputs, and again in the next n.
+void check_permutation(std::uint64_t n, std::uint64_t seed)
+{
+	Permutation perm(n, seed);
+	for (int pass = 0; pass < 2; pass++) {
+		std::vector<bool> seen(n, false);
+		std::uint64_t out_of_range = 0, repeats = 0;
+		for (std::uint64_t i = 0; i < n; i++) {
+			std::uint64_t v = perm.next();
+			if (v >= n) {
+				out_of_range++;
+				continue;
+			}
+			repeats += seen[v];
+			seen[v] = true;
+		}
+		CHECK_MESSAGE(out_of_range == 0, "n=" << n << " seed=" << seed);
+		CHECK_MESSAGE(repeats == 0, "n=" << n << " seed=" << seed);
+	}
+}
+
+TEST_CASE("Permutation visits every block exactly once per pass")
+{
+	for (std::uint64_t n : {1ULL, 2ULL, 3ULL, 4ULL, 5ULL, 7ULL, 8ULL, 9ULL, 100ULL, 1000ULL, 4093ULL, 65536ULL,
+				65537ULL, 1ULL << 20})
+		check_permutation(n, 42);
+	for (std::uint64_t seed = 0; seed < 20; seed++)
+		check_permutation(1000003, seed);	// a prime
+}
+
+TEST_CASE("Permutation is scrambled and seeded")
+{
+	const std::uint64_t n = 1 << 16;
+	Permutation a(n, 1), b(n, 1), c(n, 2);
+	std::uint64_t ascending = 0, same_as_b = 0, same_as_c = 0, prev = 0;
+	for (std::uint64_t i = 0; i < n; i++) {
+		std::uint64_t x = a.next();
+		ascending += x == prev + 1;
+		same_as_b += x == b.next();
+		same_as_c += x == c.next();
+		prev = x;
+	}
+	CHECK(same_as_b == n);		// reproducible
+	CHECK(same_as_c < n / 100);	// another seed, another order
+	CHECK(ascending < n / 100);	// not a sequential scan in disguise
+}
+
+TEST_CASE("Histogram: exact small values, bounded error, ordered percentiles")
+{
+	Histogram h;
+	CHECK(h.count() == 0);
+	CHECK(h.percentile(0.5) == 0);
+	CHECK(h.min() == 0);
+	for (std::uint64_t v = 1; v <= 100000; v++)
+		h.add(v * 1000);	// 1 us .. 100 ms, uniform
+	CHECK(h.count() == 100000);
+	CHECK(h.min() == 1000);
+	CHECK(h.max() == 100000000);
+	CHECK(h.mean() == 50000500);
+	const double qs[] = {0.5, 0.9, 0.99, 0.999};
+	for (double q : qs) {
+		double exact = q * 100000 * 1000;
+		double got = static_cast<double>(h.percentile(q));
+		CHECK_MESSAGE(std::fabs(got - exact) / exact < 0.01, "q=" << q << " got " << got);
+	}
+	CHECK(h.percentile(1.0) == h.max());
+
+	Histogram small;
+	for (std::uint64_t v : {3, 3, 7, 200, 255})
+		small.add(v);
+	CHECK(small.percentile(0.2) == 3);	// below 256 every value has its own bucket
+	CHECK(small.percentile(0.6) == 7);
+	CHECK(small.percentile(1.0) == 255);
+}
+
+TEST_CASE("Histogram: buckets are contiguous and within 1% everywhere")
+{
+	unsigned last = 0;
+	for (std::uint64_t v = 1; v < (1ULL << 40); v = v * 3 / 2 + 1) {
+		unsigned i = Histogram::index(v);
+		CHECK(i >= last);
+		CHECK(i < Histogram::buckets);
+		double mid = static_cast<double>(Histogram::midpoint(i));
+		CHECK(std::fabs(mid - static_cast<double>(v)) / static_cast<double>(v) < 0.01);
+		last = i;
+	}
+	CHECK(Histogram::index(UINT64_MAX) == Histogram::buckets - 1);
+}
+
+TEST_CASE("Histogram: merge adds counts")
+{
+	Histogram a, b;
+	a.add(10);
+	b.add(1000000);
+	b.add(5);
+	a.merge(b);
+	CHECK(a.count() == 3);
+	CHECK(a.min() == 5);
+	CHECK(a.max() == 1000000);
+}
+
+TEST_CASE("Histogram: bucket bounds tile the values, and a saved histogram rebuilds its percentiles")
+{
+	for (unsigned i = 0; i + 1 < Histogram::buckets; i++) {
+		REQUIRE(Histogram::low(i) <= Histogram::high(i));
+		REQUIRE(Histogram::high(i) + 1 == Histogram::low(i + 1));
+		REQUIRE(Histogram::index(Histogram::low(i)) == i);
+		REQUIRE(Histogram::index(Histogram::high(i)) == i);
+	}
+	CHECK(Histogram::high(Histogram::buckets - 1) == UINT64_MAX);
+
+	Histogram h, rebuilt;
+	for (std::uint64_t v = 1000; v < 5000000; v = v * 21 / 20)
+		h.add(v);
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		rebuilt.add_bucket(i, h.at(i));
+	CHECK(rebuilt.count() == h.count());
+	for (double q : {0.5, 0.9, 0.99})
+		CHECK(rebuilt.percentile(q) == h.percentile(q));
+	CHECK(rebuilt.min() <= h.min());
+	CHECK(rebuilt.max() >= h.max());
+}
+
+} // TEST_SUITE("stats")
