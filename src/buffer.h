@@ -167,7 +167,7 @@ Error fill_random(char *data, std::size_t size, Stop stop)
 	return {};
 }
 
-// The run's buffers, filled from /dev/urandom for -R writes.  stop(when)
+// The run's buffers, filled from /dev/urandom for -R writes and mixes.  stop(when)
 // returns the Error that ends the run (a signal came) or none: asked during
 // the fill and once the buffers are faulted in.
 template <typename Stop>
@@ -178,7 +178,7 @@ Error allocate_buffers(const Plan &plan, std::vector<std::unique_ptr<Buffer>> &b
 		if (Error e = buffers.back()->allocate(plan.slot_stride * plan.slots))
 			return e;
 	}
-	if (plan.opt.random_buffer && is_write(plan.opt) && !plan.opt.verify) {	// --verify writes its pattern
+	if (plan.opt.random_buffer && writes_target(plan.opt) && !plan.opt.verify) {	// --verify writes its pattern
 		std::int64_t start = now_ns();
 		for (auto &b : buffers)
 			if (Error e = fill_random(b->data(), b->size(), [&] { return stop("while filling the buffer (-R)"); }))

@@ -1189,7 +1189,13 @@ bad_input 2 "-M and -w or -r" -M 70 -w -f mixf
 bad_input 2 "-M and -w or -r" -r -M 70 -f mixf
 echo "not sdb's" >foreign
 bad_input 2 "add --force" -M 50 -f foreign -s 4k
-rm -f mixf mixn.* foreign
+# -R with a mix: its writes (and its layout) send random bytes, as -w -R
+# does; gzip, not sdb, says whether the file holds them.
+run -M 0 -R -f mixr -s 4m -b 64k
+check "-M -R: the file is random bytes (gzip cannot shrink it)" "0 true" \
+	"$rc $([ "$(gzip -c mixr | wc -c)" -gt 4100000 ] && echo true || echo false)"
+contains "-M -R: the header says random buffer" "$out" ", random buffer"
+rm -f mixf mixn.* foreign mixr
 
 # --ramp SEC: run first, count nothing of it.  Without -t the window is one
 # pass, so exactly the pass's I/Os are counted however long the ramp ran.
