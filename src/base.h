@@ -28,7 +28,8 @@ namespace {
 
 enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2 };	// 128 + n: ended by signal n
 
-// An error travels up to run() as a value; run() prints it as one line.
+// An error travels up as a value; the mode that ran prints it as one line
+// (print_error) and returns its status.
 struct Error {
 	int status = exit_ok;
 	std::string msg;
@@ -159,7 +160,7 @@ void print_error(const Error &e)
 	std::fprintf(stderr, "sdb: %s\n", one_line(e.msg).c_str());
 }
 
-// The first failed write to stdout: by the time main() looks, errno has
+// The first failed write to stdout: by the time sdb_main() looks, errno has
 // long moved on, so it is kept where the bytes leave, at each flush.
 int g_output_errno = 0;
 
@@ -204,7 +205,7 @@ std::optional<std::uint64_t> parse_size(std::string_view s)
 	return value << shift;
 }
 
-// A plain positive integer in [lo, hi] (thread count, queue depth).
+// A plain whole number in [lo, hi] (counts, a percentage).
 std::optional<unsigned> parse_count(std::string_view s, unsigned lo, unsigned hi)
 {
 	unsigned long long value = 0;

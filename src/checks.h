@@ -423,7 +423,7 @@ void judge_mix(const Totals &t, const DiskDelta &d, Verdict &v)
 }
 
 // Device bytes against claimed bytes, busy time, and the limit.  seconds:
-// the run's wall time, barrier to the last thread's end.
+// the run's wall time, the window's start to the last thread's end.
 Verdict judge(const Plan &plan, const Execution &ex)
 {
 	const Device &device = ex.device;

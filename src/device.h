@@ -118,8 +118,8 @@ std::string memory_backing(const std::string &disk)
 
 // sdb checks what it claims against what the kernel's block layer saw: the
 // device under the target is found in sysfs (no root needed), its stat
-// counters are read as the barrier opens and after the last thread ends
-// (supervise()), and the verdict says what share of the claimed bytes
+// counters are read where the timed window opens (the barrier, or --ramp's
+// end) and after the last thread ends (supervise()), and the verdict says what share of the claimed bytes
 // reached the device and what limited the run.
 
 // The most the link between host and device moves in one direction.

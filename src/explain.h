@@ -175,7 +175,7 @@ int explain_quick(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-// -w/-r --explain: the run make_plan would start, as one fio line.
+// -w/-r/-M --explain: the run make_plan would start, as one fio line.
 int explain_run(const Options &opt, std::FILE *out)
 {
 	Plan plan;

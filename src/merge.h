@@ -370,7 +370,7 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 		     runs.size(), files ? "result" : "host", runs.size() == 1 ? "" : "s", m.threads, m.threads == 1 ? "" : "s", m.seconds,
 		     format_rate(rate(m.bytes, m.seconds)).c_str(), rate(m.ops, m.seconds), m.ops,
 		     format_bytes(m.bytes).c_str());
-	for (int k = 0; m.mix && k < 2; k++)	// as a mix's own Total gives them, without latency (not kept apart)
+	for (int k = 0; m.mix && k < 2; k++)	// as a mix's own Total gives them, without latency (its histogram is of both sides)
 		std::fprintf(out, "           %s  %5.1f%%: %s, %.2f IOPS\n", k ? "write" : "read ",
 			     m.ops ? 100.0 * static_cast<double>(m.side_ops[k]) / static_cast<double>(m.ops) : 0.0,
 			     format_rate(rate(m.side_bytes[k], m.seconds)).c_str(), rate(m.side_ops[k], m.seconds));
@@ -391,7 +391,7 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 
 // A merged mix's reads (k = 0) or writes (1) over the union of the
 // windows, as a run's total.read and total.write but for the latency,
-// which the documents keep for both sides together only; else null.
+// whose histogram the documents keep for both sides together; else null.
 std::string merged_side(const Merged &m, int k)
 {
 	if (!m.mix)

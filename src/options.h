@@ -23,7 +23,7 @@
 
 namespace {
 
-// Keep in step with sdb.1 and README: tests/cli.sh checks both ways.
+// Keep in step with sdb.1: tests/cli.sh checks both ways.
 constexpr char usage_text[] =
 	"usage: sdb -w|-r|-M PCT -f FILE [options]  benchmark writes, reads or a mix\n"
 	"       sdb -T [-b SIZE]                    time memory only\n"

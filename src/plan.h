@@ -75,7 +75,7 @@ struct Plan {
 	std::uint64_t slot_stride = 0;	// from one slot's buffer to the next: whole pages
 	std::uint64_t pool = 0;		// -R writes of small blocks: random bytes to rotate through
 	unsigned buffers = 0;		// one shared by all threads for zero-buffer writes; else
-					// one per thread (reads, and -R writes, stamped per I/O)
+					// one per thread (reads, mixes, and -R writes, stamped per I/O)
 	unsigned slots = 1;		// I/O buffers in each: the queue depth, twice it for a mix
 					// (its writes' and its reads'), 1 when shared
 	// io_uring: most SQEs per io_uring_enter (0: all that are queued).  At

@@ -219,7 +219,8 @@ struct QuickOutcome {
 
 // One run of one test: plan, buffers, execute, and the numbers kept.  With
 // ceiling, the run's rate is checked against the memory ceiling, measured
-// on the first run above 1 GiB/s and kept for the rest.
+// on the first run whose rate is suspicious() (over 1 GiB/s, not vouched
+// for by the device's counters) and kept for the rest.
 QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter, const RunId &id,
 		       std::optional<MemoryRates> *ceiling)
 {

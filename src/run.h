@@ -116,7 +116,7 @@ struct RunResult {
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
 	std::vector<std::string> stat_files;	// the devices' counters (see device.h)
-	std::vector<std::string> stats_before, stats_after;	// their lines at the barrier and at the end
+	std::vector<std::string> stats_before, stats_after;	// their lines where the window opened and at the end
 };
 
 // What a run adds up to, computed once after it (add_up) and read by every
@@ -124,10 +124,11 @@ struct RunResult {
 struct Totals {
 	std::uint64_t bytes = 0, ops = 0;
 	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;	// a mix's sides
-	double wall = 0;	// barrier to the last thread's end, its final fdatasync included
-	double io = 0;		// barrier to the last I/O's return: the timeline stops here, since
+	double wall = 0;	// window's start (the barrier, or --ramp's end) to the last thread's
+				// end, its final fdatasync included
+	double io = 0;		// the window's start to the last I/O's return: the timeline stops here, since
 				// a final fdatasync moves no bytes of its own and would read as 0 B/s
-	double together = 0;	// barrier to the first thread's last I/O: all threads running
+	double together = 0;	// the window's start to the first thread's last I/O: all running
 	double longest_io = 0;	// the longest mean time of one I/O among the threads
 };
 
@@ -156,7 +157,8 @@ Totals add_up(const Shared &s, std::int64_t start_ns)
 }
 
 // The block-layer counters of the devices under the target, as text: read
-// as the barrier opens and after the last thread ends, judged later.
+// where the timed window opens (the barrier, or --ramp's end) and after
+// the last thread ends, judged later.
 std::vector<std::string> read_stats(const std::vector<std::string> &files)
 {
 	std::vector<std::string> lines;
@@ -195,6 +197,8 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 		     format_rate(bps).c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
+
+const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
 
 // Signals arrive through a signalfd (they are blocked in every thread; see
 // SignalScope), worker news through the gate's eventfd: no signal handler ever

@@ -1,6 +1,6 @@
 // worker: one thread's part of a run.  Owns Worker; prepare() (open,
 // readahead advice, lay out, evict, the ring) before the barrier; the timed
-// loops (io_loop at depth 1, uring_loop at depth N, for reads, writes and
+// loops (io_loop at depth 1, UringLoop at depth N, for reads, writes and
 // mixes), the step at each pass end, --fsync's syncs, --ramp's window, and
 // the final fdatasync (timed_phase).  The stop flag g_stop lives here.
 #pragma once
@@ -62,7 +62,6 @@ private:
 };
 
 StopFlag g_stop;
-const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
 
 // One I/O in flight at queue depth > 1.
 struct Slot {
@@ -87,7 +86,7 @@ struct alignas(64) Worker {
 	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
 	std::uint64_t bytes = 0, ops = 0;
 	std::int64_t start_ns = 0, end_ns = 0;
-	std::int64_t loop_end_ns = 0;	// writes: the last I/O's end, before the final fdatasync
+	std::int64_t loop_end_ns = 0;	// writes and mixes: the last I/O's end, before the final fdatasync
 	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
 	std::int64_t cpu_start_ns = 0;
 	std::int64_t ramp_end_ns = 0;	// --ramp: when the timed window opens; 0 once it has
@@ -238,7 +237,7 @@ Error lay_out(Worker &w)
 	return {};
 }
 
-// Fraction of [0,size) of a file that is in the page cache (mincore).
+// Fraction of [base, base+size) of a file that is in the page cache (mincore).
 double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 {
 	std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -309,10 +308,10 @@ void advise_readahead(const Worker &w)
 			      w.plan->opt.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
 
-// Whether the target can be tried without blocking (FMODE_NOWAIT), asked
-// the way io_uring asks it: a read with RWF_NOWAIT is refused with
-// EOPNOTSUPP where it cannot.  A write's descriptor cannot read: the same
-// inode is opened again for reading; if that fails, the answer is "can".
+// Whether every I/O to the target must block (no FMODE_NOWAIT), asked the
+// way io_uring asks it: a read with RWF_NOWAIT is refused with EOPNOTSUPP.
+// A write's descriptor cannot read: the same inode is opened again for
+// reading; if that fails, the answer is false.
 bool blocks_always(const Worker &w)
 {
 	const Options &o = w.plan->opt;
@@ -545,8 +544,8 @@ void drop_counts(Worker &w)
 // ramp's last; all counted so far is dropped and the timed window opens
 // at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
 // -t the window is one pass: the offsets start over (the random order goes
-// on, so every block comes once), and what a read's ramp brought into the
-// page cache is dropped first, before the window (a write's dirty pages
+// on, so every block comes once), and what a read's or a mix's ramp brought
+// into the page cache is dropped first, before the window (a write's dirty pages
 // stay, as they would in the steady state the ramp is there to reach).
 template <bool Random>
 void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
