@@ -506,7 +506,7 @@ fi
 "$sdb" -w -f shrink -s 64m -R >/dev/null 2>&1
 "$sdb" -r -f shrink -t 4 --json >shrink.json 2>/dev/null &
 pid=$!
-wait_for $pid has_read $pid $((4 << 20))	# in its timed loop
+wait_for $pid has_read $pid $((68 << 20))	# in its second pass: the file was whole once
 truncate -s 10m shrink
 wait $pid
 check "a file that shrinks during -t: end of file, and why" true \

@@ -272,7 +272,7 @@ void check_args(std::string_view in)
 		FUZZ_CHECK(!o.keep || o.quick);
 		FUZZ_CHECK(!o.runs || o.quick);
 		FUZZ_CHECK(o.runs <= 100);
-		FUZZ_CHECK(!o.quick || (o.profile && !o.profile->missing));
+		FUZZ_CHECK(!o.quick || o.profile);
 		FUZZ_CHECK(!o.explain || !o.json);
 		FUZZ_CHECK(o.block_size == 0 || parse_size(std::to_string(o.block_size)) == o.block_size);
 		FUZZ_CHECK(o.size == 0 || parse_size(std::to_string(o.size)) == o.size);
