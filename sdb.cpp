@@ -6,7 +6,8 @@
 // headers of src/, included here in the order of one run; each includes
 // only earlier ones and compiles alone (make check-modules), and keeps its
 // code in an anonymous namespace.  Start reading at run(), below: it picks
-// the mode (--merge, --hosts, --explain, --quick, -T alone, or a run).
+// the mode (--merge, --hosts, --probe, --explain, --quick, -T alone, or a
+// run).
 // Errors travel up as Error values (base.h) and the mode that ran prints
 // its one line (print_error) and returns its exit status; a worker records
 // its error with fail() (worker.h), which stops every thread.  The tests
@@ -30,6 +31,7 @@
 #include "src/report.h"	// the human report and the JSON document
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines
+#include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 
@@ -71,6 +73,8 @@ int run_memory_only(const Options &opt, std::FILE *out)
 		return run_merge(opt, out);
 	if (!opt.hosts.empty())
 		return run_hosts(opt, out);
+	if (opt.probe)
+		return run_probe(opt, out);
 	if (opt.explain)
 		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)

@@ -37,7 +37,7 @@ _sdb()
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify
-                    --hosts --merge
+                    --hosts --merge --probe --destructive
                     -V --version -h --help'
             fi
             ;;

@@ -57,6 +57,8 @@ constexpr char usage_text[] =
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
+	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
+	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
@@ -213,6 +215,8 @@ struct Options {
 	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
 	bool verify = false;		// --verify (sets random_buffer too: the pattern is the content)
 	bool merge = false;		// --merge: merge_files are the operands
+	bool probe = false;		// --probe: the fake-capacity check
+	bool destructive = false;	// --probe --destructive: nothing saved and restored
 	std::vector<std::string> merge_files;
 	std::vector<HostSpec> hosts;	// --hosts
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
@@ -227,7 +231,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify, opt_hosts, opt_merge };
+	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -260,6 +264,8 @@ const option long_options[] = {
 	{"verify", no_argument, nullptr, opt_verify},
 	{"hosts", required_argument, nullptr, opt_hosts},
 	{"merge", no_argument, nullptr, opt_merge},
+	{"probe", no_argument, nullptr, opt_probe},
+	{"destructive", no_argument, nullptr, opt_destructive},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -423,6 +429,8 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 			return e;
 		break;
 	case opt_merge: o.merge = true; break;
+	case opt_probe: o.probe = true; break;
+	case opt_destructive: o.destructive = true; break;
 	}
 	return {};
 }
@@ -467,6 +475,20 @@ Error check_combination(const Options &o)
 						   g.substr(0, g.find('=')).c_str());
 		if (o.merge_files.empty())
 			return usage_error("--merge: needs FILE... (sdb --json documents; - for standard input)");
+		return {};
+	}
+	if (o.destructive && !o.probe)
+		return usage_error("--destructive: only meaningful with --probe");
+	if (o.probe) {	// its own units, sizes and order: only -f, --force, --json and -v go with it
+		for (const std::string &g : o.given) {
+			std::string name = g.substr(0, g.find('='));
+			if (name != "--probe" && name != "--destructive" && name != "--file" && name != "--force" &&
+			    name != "--json" && name != "--verbose")
+				return usage_error("--probe and %s: the probe chooses its own I/O (-f, --force, --json, -v only)",
+						   name.c_str());
+		}
+		if (o.file.empty())
+			return usage_error("--probe needs -f FILE: the device or file to check");
 		return {};
 	}
 	if (!o.hosts.empty()) {

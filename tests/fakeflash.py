@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# tests/fakeflash.py - a fake flash drive for --probe's tests: a FUSE file
+# system with one file, "disk", that claims CLAIMED bytes and keeps REAL.
+#
+#   tests/fakeflash.py MOUNTPOINT CLAIMED REAL MODE &
+#
+# MODE wrap:  offsets wrap around every REAL bytes (a controller that
+#             ignores the high address bits; REAL a power of two)
+#      zeros: writes at or past REAL are lost, reads there return zeros
+#      good:  every byte is kept (REAL is ignored)
+# Data lives in memory in 4 KiB blocks (unwritten blocks read as zeros),
+# so a 1 GiB claim costs only what is written.  Mounted with direct_io:
+# every read and write reaches this daemon, as they reach a real device.
+# Runs in the foreground until unmounted (fusermount -u MOUNTPOINT).
+import errno
+import stat
+import sys
+import time
+
+import fusepy
+
+BLOCK = 4096
+
+
+class FakeFlash(fusepy.Operations):
+    def __init__(self, claimed, real, mode):
+        self.claimed, self.real, self.mode = claimed, real, mode
+        self.blocks = {}
+        self.now = time.time()
+
+    def place(self, block):
+        """The block that holds `block`'s data, or None where it is lost."""
+        if self.mode == "wrap":
+            return block % (self.real // BLOCK)
+        if self.mode == "zeros" and block * BLOCK >= self.real:
+            return None
+        return block
+
+    def getattr(self, path, fh=None):
+        if path == "/":
+            return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2, st_ctime=self.now, st_mtime=self.now, st_atime=self.now)
+        if path == "/disk":
+            return dict(st_mode=stat.S_IFREG | 0o644, st_nlink=1, st_size=self.claimed,
+                        st_ctime=self.now, st_mtime=self.now, st_atime=self.now)
+        raise fusepy.FuseOSError(errno.ENOENT)
+
+    def readdir(self, path, fh):
+        return [".", "..", "disk"]
+
+    def open(self, path, flags):
+        if path != "/disk":
+            raise fusepy.FuseOSError(errno.ENOENT)
+        return 0
+
+    def truncate(self, path, length, fh=None):
+        raise fusepy.FuseOSError(errno.EPERM)
+
+    def read(self, path, size, offset, fh):
+        size = max(0, min(size, self.claimed - offset))
+        out = bytearray()
+        while len(out) < size:
+            at = offset + len(out)
+            block, inside = divmod(at, BLOCK)
+            n = min(BLOCK - inside, size - len(out))
+            where = self.place(block)
+            data = self.blocks.get(where, bytes(BLOCK)) if where is not None else bytes(BLOCK)
+            out += data[inside:inside + n]
+        return bytes(out)
+
+    def write(self, path, data, offset, fh):
+        if offset + len(data) > self.claimed:
+            raise fusepy.FuseOSError(errno.ENOSPC)
+        done = 0
+        while done < len(data):
+            at = offset + done
+            block, inside = divmod(at, BLOCK)
+            n = min(BLOCK - inside, len(data) - done)
+            where = self.place(block)
+            if where is not None:
+                old = bytearray(self.blocks.get(where, bytes(BLOCK)))
+                old[inside:inside + n] = data[done:done + n]
+                self.blocks[where] = bytes(old)
+            done += n
+        return len(data)
+
+    def fsync(self, path, datasync, fh):
+        return 0
+
+    def flush(self, path, fh):
+        return 0
+
+
+def main():
+    mountpoint, claimed, real, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    fusepy.FUSE(FakeFlash(claimed, real, mode), mountpoint, foreground=True, direct_io=True, nothreads=True)
+
+
+if __name__ == "__main__":
+    main()
