@@ -28,6 +28,7 @@
 #include "src/run.h"	// barrier, supervisor, signals, Totals: execute()
 #include "src/checks.h"	// memory ceiling, warnings, the Verdict: judge()
 #include "src/verify.h"	// --verify's read-back and its summary
+#include "src/cliff.h"	// where a sequential write's rate fell: a write cache
 #include "src/report.h"	// the human report and the JSON document
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines

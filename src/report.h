@@ -1,6 +1,6 @@
 // report: the human report and the JSON document of a run (Report,
-// print_human, print_json), the timeline and its sparkline, and
-// emit_warnings for stderr.
+// print_human, print_json), the timeline and its sparkline, a sequential
+// write's cliff in words, and emit_warnings for stderr.
 #pragma once
 
 #include "base.h"
@@ -13,6 +13,7 @@
 #include "run.h"
 #include "checks.h"
 #include "verify.h"
+#include "cliff.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -349,6 +350,26 @@ void print_verify(std::FILE *out, const Report &r)
 		     kinds.c_str(), describe_first_bad(v).c_str());
 }
 
+// A sequential write's cliff, over the time every thread ran.
+std::optional<Cliff> write_cliff(const Report &r)
+{
+	const Options &o = r.plan->opt;
+	if (!is_write(o) || o.random)
+		return std::nullopt;
+	const Totals &t = r.ex->totals;
+	return find_cliff(r.ex->result.samples, std::min(t.together, t.io));
+}
+
+std::string json_cliff(const Report &r)
+{
+	std::optional<Cliff> c = write_cliff(r);
+	if (!c)
+		return "null";
+	return format("{\"offset\": %" PRIu64 ", \"seconds\": %s, \"before_bytes_per_second\": %s, "
+		      "\"after_bytes_per_second\": %s}", c->offset, json_number(c->seconds).c_str(),
+		      json_number(c->before).c_str(), json_number(c->after).c_str());
+}
+
 void print_human(std::FILE *out, const Report &r)
 {
 	const Plan &p = *r.plan;
@@ -408,6 +429,10 @@ void print_human(std::FILE *out, const Report &r)
 		if (!fell.empty())
 			std::fprintf(out, "%s\n", fell.c_str());
 	}
+	if (std::optional<Cliff> c = write_cliff(r))
+		std::fprintf(out, "Write cache: the rate fell after %s written (%.2f s), from %s to %s: "
+			     "a write cache of about %s\n", format_bytes(c->offset).c_str(), c->seconds,
+			     format_rate(c->before).c_str(), format_rate(c->after).c_str(), about_bytes(c->offset).c_str());
 	CpuTime cpu = cpu_time(r.ex->result);
 	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
 	if (r.ex->result.interrupted)
@@ -567,6 +592,7 @@ void print_json(std::FILE *out, const Report &r)
 				      json_unix(run.start_unix_ns + std::llround(points[i].t * 1e9)).c_str(),
 				      json_number(points[i].bytes_per_second).c_str());
 		doc += "]";
+		doc += ",\n \"cliff\": " + json_cliff(r);
 	}
 	if (r.memory)
 		doc += ",\n \"memory\": " + json_memory(*r.memory);

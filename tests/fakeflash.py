@@ -8,6 +8,8 @@
 #             ignores the high address bits; REAL a power of two)
 #      zeros: writes at or past REAL are lost, reads there return zeros
 #      good:  every byte is kept (REAL is ignored)
+#      cliff: every byte is kept; writes run at 80 MiB/s for the first REAL
+#             bytes written, then at 16 MiB/s (a write cache that filled)
 # Data lives in memory in 4 KiB blocks (unwritten blocks read as zeros),
 # so a 1 GiB claim costs only what is written.  Mounted with direct_io:
 # every read and write reaches this daemon, as they reach a real device.
@@ -27,6 +29,8 @@ class FakeFlash(fusepy.Operations):
         self.claimed, self.real, self.mode = claimed, real, mode
         self.blocks = {}
         self.now = time.time()
+        self.written = 0        # cliff: bytes written so far
+        self.due = 0.0          # cliff: when the writes so far may have ended
 
     def place(self, block):
         """The block that holds `block`'s data, or None where it is lost."""
@@ -67,9 +71,20 @@ class FakeFlash(fusepy.Operations):
             out += data[inside:inside + n]
         return bytes(out)
 
+    def pace(self, n):
+        """cliff: hold a write of n bytes until its rate allows it."""
+        rate = (80 if self.written < self.real else 16) << 20
+        self.written += n
+        self.due = max(self.due, time.monotonic()) + n / rate
+        delay = self.due - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
     def write(self, path, data, offset, fh):
         if offset + len(data) > self.claimed:
             raise fusepy.FuseOSError(errno.ENOSPC)
+        if self.mode == "cliff":
+            self.pace(len(data))
         done = 0
         while done < len(data):
             at = offset + done
