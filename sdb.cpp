@@ -136,7 +136,7 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	if (ran_any(shared)) {	// no warnings about a run that never happened
 		report.verdict = judge(plan, ex);
 		if (!report.memory && suspicious(plan, *report.verdict, rate(ex.totals.bytes, ex.totals.wall)))
-			report.memory = copy_ceiling(*buffers[0]);
+			report.memory = copy_ceiling(*buffers[0], fastest_thread(shared));
 		report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
 		for (std::string &w : verdict_warnings(plan, *report.verdict))
 			report.warnings.push_back(std::move(w));

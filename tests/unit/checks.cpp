@@ -50,20 +50,20 @@ TEST_CASE("copy_size: four times the last-level cache, 64 MiB at least, within t
 // between the halves of the I/O buffer when it is large enough (already
 // faulted in), else in a scratch buffer of its own, the I/O buffer left as
 // it was.  What is asserted is what was copied, never how fast.
-TEST_CASE("copy_ceiling copies copy_size() bytes, within the I/O buffer when it is large enough")
+TEST_CASE("copy_ceiling copies ceiling_size() bytes, within the I/O buffer when it is large enough")
 {
 	SysfsFixture fx;
 	REQUIRE_FALSE(fx.root.empty());
-	fx.cache(0, "2", "1024K", "Unified");	// 4 x 1 MiB: the 64 MiB floor
-	std::uint64_t bytes = copy_size(last_level_cache(), available_memory(), 0);
-	REQUIRE(bytes >= MiB);
+	fx.cache(0, "2", "1024K", "Unified");	// 1 MiB: the 16 MiB floor
+	std::uint64_t bytes = ceiling_size(last_level_cache());
+	REQUIRE(bytes == 16 * MiB);
 
 	Buffer io;
 	REQUIRE_FALSE(io.allocate(2 * bytes + 128));
 	char *half = io.data() + io.size() / 2, *end = io.data() + io.size();
 	std::memset(io.data(), 'a', io.size() / 2);
 	std::memset(half, 'b', io.size() - io.size() / 2);
-	MemoryRates m = copy_ceiling(io);
+	MemoryRates m = copy_ceiling(io, 0);
 	CHECK(m.bytes == bytes);
 	CHECK(m.memcpy_bps > 0);
 	CHECK(std::count(half, half + bytes, 'a') == static_cast<std::ptrdiff_t>(bytes));	// copied to the second half,
@@ -72,10 +72,23 @@ TEST_CASE("copy_ceiling copies copy_size() bytes, within the I/O buffer when it 
 	Buffer small;	// too small for two halves of copy_size(): a scratch buffer
 	REQUIRE_FALSE(small.allocate(MiB));
 	std::memset(small.data(), 'x', small.size());
-	m = copy_ceiling(small);
+	m = copy_ceiling(small, 0);
 	CHECK(m.bytes == bytes);
 	CHECK(m.memcpy_bps > 0);
 	CHECK(std::count(small.data(), small.data() + small.size(), 'x') == static_cast<std::ptrdiff_t>(small.size()));
+}
+
+TEST_CASE("ceiling_size and copy_ceiling: bounded memory, and measured again while below the rate it is held against")
+{
+	CHECK(ceiling_size(0) == 16 * MiB);
+	CHECK(ceiling_size(32 * MiB) == 32 * MiB);
+	CHECK(ceiling_size(105 * MiB) == 64 * MiB);	// a large L3: 128 MiB copied, not 840
+	Buffer io;
+	REQUIRE_FALSE(io.allocate(2 * ceiling_size(last_level_cache()) + 128));
+	CHECK(copy_ceiling(io, 0).tries == 1);		// nothing to be below: once
+	MemoryRates m = copy_ceiling(io, 1e30);		// always below: measured four times, the best kept
+	CHECK(m.tries == 4);
+	CHECK(m.memcpy_bps > 0);
 }
 
 // A finished run of one thread: bytes claimed, wall and CPU time.
