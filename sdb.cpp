@@ -6,7 +6,7 @@
 // headers of src/, included here in the order of one run; each includes
 // only earlier ones and compiles alone (make check-modules), and keeps its
 // code in an anonymous namespace.  Start reading at run(), below: it picks
-// the mode (--merge, --hosts, --probe, --explain, --quick, -T alone, or a
+// the mode (--merge, --compare, --hosts, --probe, --explain, --quick, -T alone, or a
 // run).
 // Errors travel up as Error values (base.h) and the mode that ran prints
 // its one line (print_error) and returns its exit status; a worker records
@@ -34,6 +34,7 @@
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/merge.h"	// --merge: saved documents merged into one report
+#include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 
 #include <cerrno>
@@ -72,6 +73,8 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	raise_fd_limit();
 	if (opt.merge)
 		return run_merge(opt, out);
+	if (opt.compare)
+		return run_compare(opt, out);
 	if (!opt.hosts.empty())
 		return run_hosts(opt, out);
 	if (opt.probe)

@@ -28,8 +28,8 @@ _sdb()
             if $split; then     # --option=value: only --quick's profile
                 [[ $prev == --quick ]] || return
                 offer='default nvme real mix'
-            elif [[ " ${words[*]} " == *" --merge "* && $cur != -* ]]; then
-                _filedir json   # --merge's operands: saved --json documents
+            elif [[ " ${words[*]} " =~ " --"(merge|compare)" " && $cur != -* ]]; then
+                _filedir json   # --merge's and --compare's operands: saved --json documents
                 return
             else                # no operands but --merge's: every word is an option
                 offer='-w --write -r --read -M --mix -f --file -b --block-size -s --size
@@ -37,7 +37,7 @@ _sdb()
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify
-                    --hosts --merge --probe --destructive
+                    --hosts --merge --compare --probe --destructive
                     -V --version -h --help'
             fi
             ;;

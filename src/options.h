@@ -57,6 +57,7 @@ constexpr char usage_text[] =
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
+	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
 	"  -V, --version           print the version and exit\n"
@@ -218,6 +219,8 @@ struct Options {
 	bool probe = false;		// --probe: the fake-capacity check
 	bool destructive = false;	// --probe --destructive: nothing saved and restored
 	std::vector<std::string> merge_files;
+	bool compare = false;		// --compare: compare_files (OLD, NEW) are the operands
+	std::vector<std::string> compare_files;
 	std::vector<HostSpec> hosts;	// --hosts
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
 };
@@ -231,7 +234,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive };
+	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -265,6 +268,7 @@ const option long_options[] = {
 	{"hosts", required_argument, nullptr, opt_hosts},
 	{"merge", no_argument, nullptr, opt_merge},
 	{"probe", no_argument, nullptr, opt_probe},
+	{"compare", no_argument, nullptr, opt_compare},
 	{"destructive", no_argument, nullptr, opt_destructive},
 	{nullptr, 0, nullptr, 0},
 };
@@ -430,6 +434,7 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	case opt_merge: o.merge = true; break;
 	case opt_probe: o.probe = true; break;
+	case opt_compare: o.compare = true; break;
 	case opt_destructive: o.destructive = true; break;
 	}
 	return {};
@@ -468,6 +473,15 @@ std::string canonical_option(int c, const char *arg)
 // Options that are fine one by one but not together.
 Error check_combination(const Options &o)
 {
+	if (o.compare) {	// reads two results, runs nothing: only --json goes with it
+		for (const std::string &g : o.given)
+			if (g != "--compare" && g != "--json")
+				return usage_error("--compare and %s: --compare reads two saved results, it runs nothing",
+						   g.substr(0, g.find('=')).c_str());
+		if (o.compare_files.size() != 2)
+			return usage_error("--compare: needs OLD NEW, two sdb --json documents (- for standard input)");
+		return {};
+	}
 	if (o.merge) {	// reads results, runs nothing: only --json goes with it
 		for (const std::string &g : o.given)
 			if (g != "--merge" && g != "--json")
@@ -594,8 +608,8 @@ Parsed parse_args(int argc, char *argv[])
 		p.opt.given.push_back(canonical_option(c, optarg));
 		long_index = -1;
 	}
-	if (p.opt.merge) {	// the operands are the documents
-		p.opt.merge_files.assign(argv + optind, argv + argc);
+	if (p.opt.merge || p.opt.compare) {	// the operands are the documents
+		(p.opt.compare ? p.opt.compare_files : p.opt.merge_files).assign(argv + optind, argv + argc);
 		p.error = check_combination(p.opt);
 		return p;
 	}

@@ -1,0 +1,335 @@
+// compare: --compare OLD NEW.  Two sdb --json documents (runs, quick
+// suites or merges) test by test: the change in MiB/s, IOPS and p99 with
+// a 95% confidence interval where the data give one (a quick-suite test's
+// runs; a timed run's timeline steps, as batch means), "no significant
+// difference" when the interval spans 0, and warnings where the two differ
+// in what they measured.  Offers run_compare() to run().
+#pragma once
+
+#include "base.h"
+#include "json.h"
+#include "options.h"
+#include "stats.h"
+#include "merge.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+// One figure of one test in one document: its value and, where the
+// document has them, the samples it is the mean of.
+struct Figure {
+	double value = 0;
+	std::vector<double> samples;	// empty: no interval from this document
+};
+
+// One test of a document: a run's Total, or one quick-suite test.
+struct Tested {
+	std::string name;
+	Figure bps, iops, p99;
+};
+
+// A document's tests and what it measured on, for the warnings.
+struct Compared {
+	std::string file, version, host, device, options;
+	bool suite = false;		// a quick suite's tests; else one run's (or merge's) Total
+	std::vector<Tested> tests;
+};
+
+// Two runs (not suites) compare their Totals whatever their options, which
+// the warnings name; tests of suites are matched by name.
+bool totals_only(const Compared &a, const Compared &b) { return !a.suite && !b.suite; }
+
+double mean(const std::vector<double> &v)
+{
+	double sum = 0;
+	for (double x : v)
+		sum += x;
+	return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+double variance(const std::vector<double> &v)
+{
+	if (v.size() < 2)
+		return 0;
+	double m = mean(v), sum = 0;
+	for (double x : v)
+		sum += (x - m) * (x - m);
+	return sum / static_cast<double>(v.size() - 1);
+}
+
+// Student's t at 97.5% (a two-sided 95% interval) for df degrees of freedom.
+double t975(double df)
+{
+	static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+				       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+				       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+	if (!(df >= 1))
+		return table[0];
+	if (df <= 30)
+		return table[static_cast<int>(df) - 1];	// the floor of Welch's df: the wider interval
+	return df <= 60 ? 2.000 + (60 - df) / 30 * 0.042 : df <= 120 ? 1.980 + (120 - df) / 60 * 0.020 : 1.960;
+}
+
+// The change from old to new as a share of old, and Welch's 95% interval
+// for it where both have at least two samples.
+struct Change {
+	double change = 0;
+	std::optional<double> low, high;
+	bool significant() const { return low && (*low > 0 || *high < 0); }
+};
+
+Change change_of(const Figure &o, const Figure &n)
+{
+	Change c;
+	double base = o.samples.size() >= 2 ? mean(o.samples) : o.value;
+	double now = n.samples.size() >= 2 ? mean(n.samples) : n.value;
+	if (!(base > 0))
+		return c;
+	c.change = (now - base) / base;
+	if (o.samples.size() < 2 || n.samples.size() < 2)
+		return c;
+	double a = variance(o.samples) / static_cast<double>(o.samples.size());
+	double b = variance(n.samples) / static_cast<double>(n.samples.size());
+	double se = std::sqrt(a + b);
+	double df = a + b > 0 ? (a + b) * (a + b) /
+				(a * a / static_cast<double>(o.samples.size() - 1) + b * b / static_cast<double>(n.samples.size() - 1))
+			      : 1e9;
+	double half = t975(df) * se;
+	c.low = (now - base - half) / base;
+	c.high = (now - base + half) / base;
+	return c;
+}
+
+// "read seq 1 MiB Q1T1": a plain run's test, from its options.
+std::string run_name(const Json &o)
+{
+	std::string op = o.str("op");
+	if (op == "mix")
+		op = format("mix %.0f%%", o.num("mix"));
+	return format("%s %s %s Q%.0fT%.0f", op.c_str(), o.str("mode").c_str(),
+		      format_bytes(json_whole(o.num("block_size"))).c_str(), o.num("queue_depth", 1), o.num("threads", 1));
+}
+
+// A run's (or a merge's) Total: the timeline's steps but the last (shorter,
+// and after the first thread ended) are its batch means; IOPS per step from
+// the block size; p99 from the threads' merged histograms.
+Error run_tested(const Json &doc, const std::string &file, Tested &t)
+{
+	const Json *total = doc.find("total", Json::Type::object);
+	const Json *options = doc.find("options", Json::Type::object);
+	if (!total)
+		return runtime_error("%s: not an sdb run, quick suite or merge (no \"total\" or \"suite\")", input_name(file).c_str());
+	t.name = options ? run_name(*options) : "total";
+	t.bps.value = total->num("bytes_per_second");
+	t.iops.value = total->num("iops");
+	double block = options ? options->num("block_size") : 0;
+	if (const Json *timeline = doc.find("timeline", Json::Type::array)) {
+		for (std::size_t i = 0; i + 1 < timeline->items.size(); i++) {
+			double bps = timeline->items[i].num("bytes_per_second", -1);
+			if (bps < 0)
+				return runtime_error("%s: timeline[%zu] has no bytes_per_second", input_name(file).c_str(), i);
+			t.bps.samples.push_back(bps);
+			if (block > 0)
+				t.iops.samples.push_back(bps / block);
+		}
+	}
+	Histogram h;
+	if (const Json *threads = doc.find("threads", Json::Type::array))
+		for (const Json &th : threads->items)
+			if (const Json *buckets = th.find("histogram", Json::Type::array))
+				if (Error e = add_histogram(*buckets, h, input_name(file)))
+					return e;
+	t.p99.value = static_cast<double>(h.percentile(0.99));
+	return {};
+}
+
+// A quick suite's tests: each test's runs are its samples.
+Error suite_tested(const Json &suite, const std::string &file, std::vector<Tested> &tests)
+{
+	for (const Json &row : suite.items) {
+		Tested t;
+		t.name = row.str("name");
+		const Json *runs = row.find("runs", Json::Type::array);
+		if (t.name.empty() || !runs)
+			return runtime_error("%s: a suite entry without a name or runs", input_name(file).c_str());
+		for (const Json &r : runs->items) {
+			t.bps.samples.push_back(r.num("bytes_per_second"));
+			t.iops.samples.push_back(r.num("iops"));
+			t.p99.samples.push_back(r.num("p99_ns"));
+		}
+		t.bps.value = mean(t.bps.samples);
+		t.iops.value = mean(t.iops.samples);
+		t.p99.value = mean(t.p99.samples);
+		tests.push_back(std::move(t));
+	}
+	return {};
+}
+
+Error load_compared(const std::string &file, Compared &c)
+{
+	std::string text;
+	Json doc;
+	if (Error e = read_input(file, text))
+		return e;
+	if (Error e = parse_json(text, file, doc))
+		return e;
+	if (doc.type != Json::Type::object || !doc.find("version", Json::Type::string))
+		return runtime_error("%s: not an sdb --json document (no \"version\")", input_name(file).c_str());
+	c.file = file;
+	c.version = doc.str("version");
+	c.host = doc.str("host");
+	if (const Json *d = doc.find("device", Json::Type::object))
+		c.device = d->str("name");
+	if (const Json *o = doc.find("options", Json::Type::object)) {
+		Json same = *o;	// what was measured, not where: the file may be named for the day
+		same.members.erase(std::remove_if(same.members.begin(), same.members.end(),
+						  [](const auto &m) { return m.first == "file"; }),
+				   same.members.end());
+		c.options = json_dump(same);
+	}
+	if (const Json *suite = doc.find("suite", Json::Type::array)) {
+		c.suite = true;
+		return suite_tested(*suite, file, c.tests);
+	}
+	Tested t;
+	if (Error e = run_tested(doc, file, t))
+		return e;
+	c.tests.push_back(std::move(t));
+	return {};
+}
+
+std::vector<std::string> compare_warnings(const Compared &a, const Compared &b)
+{
+	std::vector<std::string> w;
+	auto differ = [&](const char *what, const std::string &x, const std::string &y) {
+		if (x != y)
+			w.push_back(format("%s differ: %s in %s, %s in %s", what, x.empty() ? "none" : printable(x).c_str(),
+					   input_name(a.file).c_str(), y.empty() ? "none" : printable(y).c_str(),
+					   input_name(b.file).c_str()));
+	};
+	differ("the versions", a.version, b.version);
+	differ("the hosts", a.host, b.host);
+	differ("the devices", a.device, b.device);
+	if (a.options != b.options)
+		w.push_back(format("the options differ between %s and %s: the runs measured different things",
+				   input_name(a.file).c_str(), input_name(b.file).c_str()));
+	if (totals_only(a, b))
+		return w;
+	for (const Tested &t : a.tests)
+		if (std::none_of(b.tests.begin(), b.tests.end(), [&](const Tested &u) { return u.name == t.name; }))
+			w.push_back(format("%s is only in %s", t.name.c_str(), input_name(a.file).c_str()));
+	for (const Tested &t : b.tests)
+		if (std::none_of(a.tests.begin(), a.tests.end(), [&](const Tested &u) { return u.name == t.name; }))
+			w.push_back(format("%s is only in %s", t.name.c_str(), input_name(b.file).c_str()));
+	return w;
+}
+
+// One row of the comparison: a test's figure, old and new.
+struct Row {
+	std::string test, metric;
+	Figure old_figure, new_figure;
+	Change change;
+};
+
+std::vector<Row> compare_rows(const Compared &a, const Compared &b)
+{
+	std::vector<Row> rows;
+	for (const Tested &t : a.tests) {
+		auto u = totals_only(a, b) ? b.tests.begin()
+					   : std::find_if(b.tests.begin(), b.tests.end(), [&](const Tested &x) { return x.name == t.name; });
+		if (u == b.tests.end())
+			continue;
+		std::string name = t.name == u->name ? t.name : t.name + " -> " + u->name;
+		const std::pair<const char *, Figure Tested::*> metrics[] = {
+			{"bytes_per_second", &Tested::bps}, {"iops", &Tested::iops}, {"p99_ns", &Tested::p99}};
+		for (auto [metric, f] : metrics)
+			rows.push_back({name, metric, t.*f, (*u).*f, change_of(t.*f, (*u).*f)});
+	}
+	return rows;
+}
+
+std::string figure_words(const Row &r, const Figure &f)
+{
+	double v = f.samples.size() >= 2 ? mean(f.samples) : f.value;
+	if (r.metric == "bytes_per_second")
+		return format_rate(v);
+	if (r.metric == "iops")
+		return format("%.0f IOPS", v);
+	return format_ns(static_cast<std::uint64_t>(std::llround(v)));
+}
+
+std::string change_words(const Change &c)
+{
+	std::string s = format("%+.1f%%", c.change * 100);
+	if (!c.low)
+		return s + " (no interval: one value each)";
+	s += format(" [%+.1f%%, %+.1f%%]", *c.low * 100, *c.high * 100);
+	return s + (c.significant() ? ": significant" : ": no significant difference");
+}
+
+void print_compare_human(std::FILE *out, const Compared &a, const Compared &b, const std::vector<Row> &rows)
+{
+	std::fprintf(out, "sdb %s compare: %s (old) against %s (new), changes with 95%% intervals\n", SDB_VERSION,
+		     input_name(a.file).c_str(), input_name(b.file).c_str());
+	std::string last;
+	for (const Row &r : rows) {
+		if (r.test != last)
+			std::fprintf(out, "%s\n", r.test.c_str());
+		last = r.test;
+		const char *label = r.metric == "bytes_per_second" ? "rate" : r.metric == "iops" ? "IOPS" : "p99";
+		std::fprintf(out, "  %-5s %s -> %s: %s\n", label, figure_words(r, r.old_figure).c_str(),
+			     figure_words(r, r.new_figure).c_str(), change_words(r.change).c_str());
+	}
+}
+
+std::string json_optional(const std::optional<double> &v) { return v ? json_number(*v) : "null"; }
+
+void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std::vector<std::string> &warnings)
+{
+	std::string doc = format("{\"version\": %s, \"compare\": [", json_string(SDB_VERSION).c_str());
+	for (std::size_t i = 0; i < rows.size(); i++) {
+		const Row &r = rows[i];
+		auto value = [](const Figure &f) { return f.samples.size() >= 2 ? mean(f.samples) : f.value; };
+		doc += format("%s\n  {\"name\": %s, \"metric\": \"%s\", \"old\": %s, \"new\": %s, \"change\": %s, \"low\": %s, "
+			      "\"high\": %s, \"significant\": %s}",
+			      i ? "," : "", json_string(r.test).c_str(), r.metric.c_str(), json_number(value(r.old_figure)).c_str(),
+			      json_number(value(r.new_figure)).c_str(), json_number(r.change.change).c_str(),
+			      json_optional(r.change.low).c_str(), json_optional(r.change.high).c_str(),
+			      r.change.low ? json_bool(r.change.significant()).c_str() : "null");
+	}
+	doc += "],\n \"warnings\": " + json_warnings(warnings) + "}\n";
+	std::fputs(doc.c_str(), out);
+}
+
+// sdb --compare OLD NEW [--json].
+int run_compare(const Options &opt, std::FILE *out)
+{
+	Compared a, b;
+	Error e = load_compared(opt.compare_files[0], a);
+	if (!e)
+		e = load_compared(opt.compare_files[1], b);
+	if (e) {
+		print_error(e);
+		return e.status;
+	}
+	std::vector<std::string> warnings = compare_warnings(a, b);
+	std::vector<Row> rows = compare_rows(a, b);
+	if (rows.empty()) {
+		print_error(runtime_error("--compare: %s and %s have no test in common", input_name(a.file).c_str(),
+					  input_name(b.file).c_str()));
+		return exit_runtime;
+	}
+	emit_warnings(warnings);
+	opt.json ? print_compare_json(out, rows, warnings) : print_compare_human(out, a, b, rows);
+	return exit_ok;
+}
+
+} // namespace
