@@ -35,11 +35,13 @@
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
-#include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
+#include "src/hosts.h"
+#include "src/html.h"	// --html: a run's page, its charts drawn as inline SVG	// --hosts: the run on every host over ssh, merged
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <string>
@@ -62,6 +64,21 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	emit_warnings(r.warnings);
 	opt.json ? print_json(out, r) : print_memory(out, *r.memory);
 	return exit_ok;
+}
+
+// --html FILE: the page of the run's JSON document, as --json prints it.
+Error html_report(const std::string &path, const Report &report)
+{
+	char *text = nullptr;
+	std::size_t size = 0;
+	std::FILE *mem = open_memstream(&text, &size);
+	if (!mem)
+		return sys_error(errno, "--html: open_memstream");
+	print_json(mem, report);
+	std::fclose(mem);
+	std::string doc(text, size);
+	std::free(text);
+	return write_html(path, doc);
 }
 
 // The program proper; returns the exit status.  Order: plan (every check
@@ -152,6 +169,9 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	if (ran_any(shared) || result.interrupted) {
 		opt.json ? print_json(out, report) : print_human(out, report);
 		flush_output(out);
+		if (!opt.html.empty())
+			if (Error e = html_report(opt.html, report); e && !error)
+				error = e;
 	}
 	if (error) {
 		print_error(error);

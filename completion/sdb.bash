@@ -13,6 +13,10 @@ _sdb()
             _filedir    # file names, and device nodes under /dev
             return
             ;;
+        --html)
+            _filedir html
+            return
+            ;;
         --hosts)
             _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
             return
@@ -37,7 +41,7 @@ _sdb()
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify
-                    --hosts --merge --compare --probe --destructive
+                    --hosts --merge --compare --html --probe --destructive
                     -V --version -h --help'
             fi
             ;;

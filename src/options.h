@@ -57,6 +57,7 @@ constexpr char usage_text[] =
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
+	"      --html FILE         also write the run as a self-contained HTML page with its charts\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
@@ -219,6 +220,7 @@ struct Options {
 	bool probe = false;		// --probe: the fake-capacity check
 	bool destructive = false;	// --probe --destructive: nothing saved and restored
 	std::vector<std::string> merge_files;
+	std::string html;		// --html FILE; empty: none
 	bool compare = false;		// --compare: compare_files (OLD, NEW) are the operands
 	std::vector<std::string> compare_files;
 	std::vector<HostSpec> hosts;	// --hosts
@@ -234,7 +236,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare };
+	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare, opt_html };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -269,6 +271,7 @@ const option long_options[] = {
 	{"merge", no_argument, nullptr, opt_merge},
 	{"probe", no_argument, nullptr, opt_probe},
 	{"compare", no_argument, nullptr, opt_compare},
+	{"html", required_argument, nullptr, opt_html},
 	{"destructive", no_argument, nullptr, opt_destructive},
 	{nullptr, 0, nullptr, 0},
 };
@@ -435,6 +438,11 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case opt_merge: o.merge = true; break;
 	case opt_probe: o.probe = true; break;
 	case opt_compare: o.compare = true; break;
+	case opt_html:
+		o.html = arg;
+		if (o.html.empty())
+			return usage_error("%s: empty file name", name.c_str());
+		break;
 	case opt_destructive: o.destructive = true; break;
 	}
 	return {};
@@ -473,6 +481,9 @@ std::string canonical_option(int c, const char *arg)
 // Options that are fine one by one but not together.
 Error check_combination(const Options &o)
 {
+	if (!o.html.empty() && (o.op == Options::Op::none || o.quick || o.explain || o.merge || o.compare || o.probe ||
+				!o.hosts.empty()))
+		return usage_error("--html: draws a -w, -r or -M run (a quick suite, --merge, --hosts and --compare not yet)");
 	if (o.compare) {	// reads two results, runs nothing: only --json goes with it
 		for (const std::string &g : o.given)
 			if (g != "--compare" && g != "--json")
