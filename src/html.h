@@ -129,18 +129,20 @@ std::string svg_latency(const Histogram &hist)
 				    h - bottom - height, std::max(bar - 0.5, 0.5), height);
 		}
 	for (double d = lo; d <= hi; d++)
-		s += format("<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>\n", px(std::pow(10.0, d)),
-			    h - bottom + 16, html_text(format_ns(static_cast<std::uint64_t>(std::pow(10.0, d)))).c_str());
+		s += format("<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"%s\">%s</text>\n", px(std::pow(10.0, d)),
+			    h - bottom + 16, d + 1 > hi ? "end" : d == lo ? "start" : "middle",
+			    html_text(format_ns(static_cast<std::uint64_t>(std::pow(10.0, d)))).c_str());
 	s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"axis\"/>\n", left, w - right, h - bottom, h - bottom);
 	const std::pair<const char *, std::uint64_t> marks[] = {{"p50", hist.percentile(0.5)}, {"p99", hist.percentile(0.99)},
 								{"p99.9", hist.percentile(0.999)}, {"max", hist.max()}};
 	int row = 0;
 	for (auto [name, ns] : marks) {
 		double x = px(static_cast<double>(ns));
+		bool near_end = x > w - right - 90;	// the label on the line's left, inside the box
 		s += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"mark\"/>"
-			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\">%s %s</text>\n",
-			    x, x, top, h - bottom, x + 3, top + 12 + 12 * row++, name,
-			    html_text(format_ns(ns)).c_str());
+			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\" text-anchor=\"%s\">%s %s</text>\n",
+			    x, x, top, h - bottom, near_end ? x - 3 : x + 3, top + 12 + 12 * row++, near_end ? "end" : "start",
+			    name, html_text(format_ns(ns)).c_str());
 	}
 	return s + "</svg>\n";
 }
@@ -212,7 +214,7 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 		page += "<p>Warnings:</p>\n<ul>\n" + warnings + "</ul>\n";
 	if (rate.size() >= 2) {
 		page += svg_line_chart("Throughput over time", rate, "s", [](double y) { return format("%g MiB/s", y); });
-		page += svg_line_chart("IOPS over time", iops, "s", [](double y) { return format("%g", y); });
+		page += svg_line_chart("IOPS over time", iops, "s", [](double y) { return format("%.0f", y); });
 	} else {
 		page += "<p>The run was too short for a timeline.</p>\n";
 	}
