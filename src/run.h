@@ -364,10 +364,20 @@ bool all_counting(const Shared &s)
 	return true;
 }
 
+// Every worker has drained its --ramp (or is done).
+bool all_drained(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (!w->ramp_drained.load() && !w->counting.load())
+			return false;
+	return true;
+}
+
 // --ramp: the barrier opens, the workers run the ramp, and the timed
-// window opens at its end: the device's counters and the CPU time are read
-// then, and the run's clock starts there.  Each worker drops what it
-// counted at its first I/O to end after that moment (see open_window()).
+// window opens at its end: once every worker's ramp I/O has drained, the
+// device's counters and the CPU time are read, the run's clock starts
+// there, and the workers go on (ramp_over; see await_window() and
+// open_window()).  Each drops what it counted in the ramp.
 void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 {
 	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
@@ -377,12 +387,16 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 	unsigned n = s.gate.workers;
 	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns())
 		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
+	while (!all_drained(s) && !g_stop.raised())	// nothing of the ramp in flight
+		waiter.wait(1, r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
-	getrusage(RUSAGE_SELF, &r.usage_before);
 	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
 	// empty window when it stopped, not at the ramp's end still ahead.
 	std::int64_t now = now_ns();
-	r.start_ns = std::min(now, ramp_end);
+	r.start_ns = now;
+	for (auto &w : s.workers)
+		w->ramp_over.store(true);
+	getrusage(RUSAGE_SELF, &r.usage_before);
 	r.start_unix_ns = realtime_ns() - (now - r.start_ns);
 }
 

@@ -27,6 +27,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -89,7 +90,9 @@ struct alignas(64) Worker {
 	std::int64_t loop_end_ns = 0;	// writes and mixes: the last I/O's end, before the final fdatasync
 	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
 	std::int64_t cpu_start_ns = 0;
-	std::int64_t ramp_end_ns = 0;	// --ramp: when the timed window opens; 0 once it has
+	std::int64_t ramp_end_ns = 0;	// --ramp: when the ramp ends; 0 once the window has opened
+	std::atomic<bool> ramp_drained{false};	// --ramp is over and nothing of it is in flight
+	std::atomic<bool> ramp_over{false};	// the supervisor read the device's counters: the window opens
 	std::atomic<bool> counting{false};	// past the ramp (or done): the sampler may count its bytes
 	int cpu = -1;
 	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
@@ -448,6 +451,23 @@ std::uint64_t order_seed(const Worker &w)
 // A mix's reads and writes: another sequence than the offsets' order.
 std::uint64_t mix_seed(const Worker &w) { return order_seed(w) ^ 0x6d69780000000000ULL; }
 
+// --ramp is over and none of its I/O is in flight: say so, and wait until
+// the supervisor has read the device's counters (run_ramp()), so that the
+// counters and the window start at one moment and the device sees exactly
+// what the window issues.  The wait is the supervisor's poll (about 1 ms),
+// once per run, outside the window.  False when the run stops instead.
+bool await_window(Worker &w)
+{
+	w.ramp_drained.store(true);
+	const timespec nap{0, 20000};
+	while (!w.ramp_over.load()) {
+		if (g_stop.raised())
+			return false;
+		nanosleep(&nap, nullptr);
+	}
+	return true;
+}
+
 // The end of the timed window; during a --ramp, -t after the ramp's end.
 std::int64_t deadline_of(const Worker &w)
 {
@@ -541,8 +561,9 @@ void drop_counts(Worker &w)
 }
 
 // --ramp is over: the first I/O to end at or after the ramp's end was the
-// ramp's last; all counted so far is dropped and the timed window opens
-// at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
+// ramp's last (at depth N the slots drain first); once the device's
+// counters are read (await_window()), all counted so far is dropped and
+// the timed window opens at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
 // -t the window is one pass: the offsets start over (the random order goes
 // on, so every block comes once), and what a read's or a mix's ramp brought
 // into the page cache is dropped first, before the window (a write's dirty pages
@@ -668,6 +689,8 @@ void io_loop(Worker &w)
 				break;
 		}
 		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
+			if (!await_window(w))
+				break;
 			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
 			unsynced = 0;
 			open_window(w, offsets, prev);
@@ -735,12 +758,14 @@ public:
 				break;
 			}
 			std::int64_t now = now_ns();
+			if (w_.ramp_end_ns && now >= w_.ramp_end_ns)	// what it reaps is the ramp's last
+				draining_ = true;
 			unsigned index;
 			int res;
 			while (ring_.reap(index, res))
 				complete(index, res, now);
 			w_.bytes_done.store(bytes_[0] + bytes_[1], std::memory_order_relaxed);
-			if (w_.ramp_end_ns && now >= w_.ramp_end_ns && !finished_)
+			if (draining_ && inflight_ == 0 && !finished_)
 				window_opens(now);
 			if (inflight_ == 0 && pass_over_ && !finished_ && next_pass(w_, offsets_, last_)) {
 				pass_over_ = false;
@@ -765,7 +790,7 @@ private:
 	void refill(unsigned i, std::int64_t now)
 	{
 		Slot &s = slots_[i];
-		if (finished_ || pass_over_)
+		if (finished_ || pass_over_ || draining_)
 			return;
 		if (!offsets_.next(s.offset, s.len)) {
 			pass_over_ = true;
@@ -845,22 +870,25 @@ private:
 		}
 	}
 
-	// --ramp's end: the counts start over.  Without -t the offsets start
-	// over too: the slots the ended pass left idle (done: nothing of theirs
-	// in flight) take the new pass's first offsets.  The I/Os still in
-	// flight from the ramp end in the window and are counted there.
+	// --ramp's end: the ramp's I/Os have drained (none is counted in the
+	// window, so a pass is exactly its blocks), and once the device's
+	// counters are read the counts start over and every slot is refilled.
+	// Without -t the offsets start over too; with -t a pass the ramp ended
+	// goes through its pass-end step first, as any pass does.
 	void window_opens(std::int64_t now)
 	{
+		draining_ = false;
+		if (!await_window(w_)) {
+			finished_ = true;
+			return;
+		}
 		bytes_[0] = bytes_[1] = ops_[0] = ops_[1] = 0;
 		last_ = now;
 		open_window(w_, offsets_, last_);
 		deadline_ = deadline_of(w_);
-		if (!pass_over_)
-			return;
-		pass_over_ = false;
-		for (unsigned i = 0; i < depth_; i++)
-			if (slots_[i].done >= slots_[i].len)
-				refill(i, last_);
+		if (!time_based_)
+			pass_over_ = false;
+		refill_all(last_);
 	}
 
 	Worker &w_;
@@ -883,6 +911,7 @@ private:
 	std::uint64_t writes_queued_ = 0;	// the -R stamp and the pool rotation
 	unsigned inflight_ = 0;
 	bool pass_over_ = false;		// this pass has no more offsets
+	bool draining_ = false;		// --ramp is over: no refills until nothing is in flight
 	bool finished_ = false;		// no more I/O at all: stop, deadline, error or end of file
 };
 
