@@ -164,7 +164,7 @@ void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 void mark(const Worker &w, char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 {
 	if (w.plan->opt.verify)
-		write_units(block, len, w.plan->verify_seed, offset, io);
+		write_units(block, len, w.plan->verify_seed, w.verify.file, offset, io);
 	else
 		stamp(block, len, offset, io);
 }
@@ -354,16 +354,32 @@ Error ring_for(Worker &w)
 	return {};
 }
 
-// -r --verify: the seed of the run that wrote the target, from the unit at
-// the start of the thread's region, read before the eviction (untimed).
-// Where that unit is not a whole one, the first whole unit read gives it.
+// --verify: the file number this thread's units carry (see pattern.h):
+// its own where each thread has a file, 0 on a device.
+unsigned unit_file(const Worker &w)
+{
+	const Kind k = w.target->kind;
+	return k == Kind::block || k == Kind::chr ? 0 : w.id;
+}
+
+// -r --verify: the seed of the run that wrote the target, by a vote of
+// units at a spread of the thread's region (SeedVote: one stale unit does
+// not decide), read before the eviction (untimed).  Where none could vote,
+// the first whole unit in its place read gives it.
 void learn_seed(Worker &w)
 {
-	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
-	if (len <= w.plan->slot_stride &&
-	    pread(w.fd.get(), w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
-	    unit_consistent(w.buffer)) {
-		w.verify.seed = unit_header(w.buffer).seed;
+	const std::uint64_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
+	const std::uint64_t places = w.target->size / len, samples = std::min<std::uint64_t>(places, 33);
+	if (len > w.plan->slot_stride)
+		return;
+	SeedVote vote;
+	for (std::uint64_t k = 0; k < samples; k++) {
+		const std::uint64_t at = w.target->base + places * k / samples * len;
+		if (pread(w.fd.get(), w.buffer, len, static_cast<off_t>(at)) == static_cast<ssize_t>(len))
+			vote.add(w.buffer, at);
+	}
+	if (std::optional<std::uint64_t> seed = vote.winner()) {
+		w.verify.seed = *seed;
 		w.verify.seeded = true;
 	}
 }
@@ -373,6 +389,7 @@ Error prepare(Worker &w)
 	const Options &o = w.plan->opt;
 	if (Error e = open_target(w))
 		return e;
+	w.verify.file = unit_file(w);
 	if (!o.cached)
 		advise_readahead(w);
 	if (o.queue_depth > 1)
