@@ -32,7 +32,7 @@ constexpr char usage_text[] =
 	"  -r, --read              read test\n"
 	"  -M, --mix PCT           mixed test: each I/O a read with probability PCT% (0..100), else a write\n"
 	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
-	"  -b, --block-size SIZE   bytes per I/O (default 1m; 4k with -m rand)\n"
+	"  -b, --block-size SIZE   bytes per I/O (default 1m, at most -s; 4k with -m rand)\n"
 	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
 	"  -j, --threads N         threads, 1..4096 (default 1)\n"
 	"  -m, --mode MODE         seq or rand (default seq)\n"
@@ -521,6 +521,11 @@ Error check_combination(const Options &o)
 				   "(-j N for syncs in parallel)", o.queue_depth);
 	if (Error e = check_verify(o))
 		return e;
+	const std::uint64_t block = o.block_size ? o.block_size : 4 * KiB;	// without -b: 4k random, else -s at most
+	if (o.size && o.size < block && (o.block_size || o.random))	// one short I/O is not a "1 MiB block" run
+		return usage_error("-s %s is smaller than one %s block%s: %s; give a smaller -b",
+				   format_bytes(o.size).c_str(), format_bytes(block).c_str(), o.block_size ? "" : " (the default -b)",
+				   o.random ? "random mode has nothing to do" : "less than one I/O to time");
 	if (o.op == Options::Op::none) {
 		if (!o.timing)
 			return usage_error("one of -w (write), -r (read) or -M (mix) is required; see sdb --help");

@@ -320,4 +320,25 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 	}
 }
 
+TEST_CASE("parse_args: -s smaller than the -b given (or random mode's 4k) is a usage error")
+{
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "-s", "100", "-b", "4k"}, "-s 100 B is smaller than one 4 KiB block:"},
+		{{"-r", "-f", "x", "-s", "2k", "-m", "rand"}, "-s 2 KiB is smaller than one 4 KiB block (the default -b)"},
+		{{"-M", "50", "-f", "x", "-s", "1m", "-b", "2m"}, "-s 1 MiB is smaller than one 2 MiB block"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "1m"}.parse().error);	// one whole block
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "100"}.parse().error);	// no -b: the block is the size (make_plan)
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "5m", "-b", "4m"}.parse().error);	// the last block short: fine
+}
+
 } // TEST_SUITE("options")
