@@ -142,8 +142,12 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	report.warnings.insert(report.warnings.begin(), early.begin(), early.end());
 	report.error = error.msg;
 	if (ran_any(shared) || result.interrupted) {
-		opt.json ? print_json(out, report) : print_human(out, report);
-		flush_output(out);
+		std::string text = printed([&](std::FILE *mem) { opt.json ? print_json(mem, report) : print_human(mem, report); });
+		if (int status = deliver(out, text, scope.waiter)) {
+			if (error && status != 128 + SIGPIPE)
+				print_error(error);
+			return status;
+		}
 	}
 	if (error) {
 		print_error(error);

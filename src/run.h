@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -184,7 +185,16 @@ std::uint64_t planned_bytes(const Plan &plan)
 	return sum;
 }
 
-// The live status line: only to a terminal, never with --json.
+// Whether the live status line is drawn: never with --json, and only on a
+// terminal that takes its \r and line-clearing escape: stderr a tty, and
+// TERM set and not "dumb" (an editor's shell buffer, a bare console).
+bool progress_terminal(const Options &o)
+{
+	const char *term = std::getenv("TERM");
+	return !o.json && isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
+}
+
+// The live status line: only where progress_terminal().
 void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
@@ -420,7 +430,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		r.start_unix_ns = realtime_ns();
 		s.gate.release();
 	}
-	bool tty = !plan.opt.json && isatty(2);
+	bool tty = progress_terminal(plan.opt);
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
 	std::int64_t next_sample = r.start_ns + tick;

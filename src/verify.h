@@ -230,7 +230,7 @@ Error read_all_back(const Plan &plan, Execution &ex, Waiter &waiter, VerifySumma
 			job(i);
 		}
 	}
-	const bool tty = !plan.opt.json && isatty(2);
+	const bool tty = progress_terminal(plan.opt);
 	bool drawn = false;
 	while (finished.load() < n) {
 		waiter.wait(250, ex.result.interrupted);

@@ -1694,6 +1694,72 @@ check "-s equal to -b: one I/O of one block" "0 1 65536" "$rc $(jq -r '"\(.total
 rm -f lessb lessb.small
 fi
 
+# ------------------------------------------------------------ report-blocked-stdout
+# A report held by a full stdout pipe (issue 22, item 10): INT or TERM
+# still ends sdb (128 + n), and a reader that goes away is exit 141, as for
+# SIGPIPE.  The pipe is a FIFO whose reader never reads; the sign that sdb
+# is held is 64 KiB written (wchar of /proc/PID/io: a run that reads
+# /dev/zero writes nothing else of that size), the capacity of the pipe.
+if section report-blocked-stdout; then
+# wrote PID BYTES: PID has written at least BYTES (wchar of /proc/PID/io).
+wrote() { local n; n=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+if [ ! -r /proc/self/io ]; then
+	skipped "a report held by a full pipe" "no /proc/PID/io"
+else
+	for how in INT TERM PIPE; do
+		rm -f held.fifo && mkfifo held.fifo
+		"$sdb" -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json >held.fifo 2>held.err &
+		pid=$!
+		exec 3<held.fifo	# the reader: it never reads
+		wait_for $pid wrote $pid 65536
+		if [ $how = PIPE ]; then exec 3<&-; else kill -$how $pid; fi
+		wait_for $pid false	# until it ends (or 20 s)
+		running $pid && kill -KILL $pid
+		wait $pid; rc=$?
+		exec 3<&-
+		case $how in
+		INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
+		esac
+		check "a report held by a full pipe, then $how: sdb ends, exit $want" $want "$rc"
+		[ $how != PIPE ] && contains "held, then $how: one line says the report is cut short" "$(cat held.err)" \
+			"sdb: interrupted by SIG$how while standard output took the report"
+	done
+	rm -f held.fifo held.err
+fi
+run -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json
+check "the same report to a reader that reads: whole, valid JSON, exit 0" "0 128" "$rc $(jq '.threads | length' <<<"$out")"
+"$sdb" -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json 2>early.err | head -c 10 >/dev/null	# over 64 KiB more than head reads
+check "a report to a reader that leaves early (head -c 10): exit 141, no write error" "141 " \
+	"${PIPESTATUS[0]} $(grep -c 'write: standard output' early.err | sed 's/^0$//')"
+rm -f early.err
+fi
+
+# ------------------------------------------------------------ run-dumb-terminal
+# TERM=dumb, or no TERM (issue 22, item 12): no progress line and no escape
+# sequence on a terminal (script(1) gives the run a pty); a terminal that
+# takes them still gets the progress line.
+if section run-dumb-terminal; then
+if ! command -v script >/dev/null; then
+	skipped "the progress line and TERM" "no script(1)"
+else
+	for term in xterm dumb unset; do
+		if [ $term = unset ]; then
+			env -u TERM script -qec "'$sdb' -w -f dumbt -s 64m -b 4k -t 1.5" /dev/null >dumb.out 2>&1
+		else
+			TERM=$term script -qec "'$sdb' -w -f dumbt -s 64m -b 4k -t 1.5" /dev/null >dumb.out 2>&1
+		fi
+		escapes=$(grep -c $'\033' dumb.out)
+		if [ $term = xterm ]; then
+			check "TERM=xterm on a tty: the progress line is drawn (an escape to clear it)" true "$([ "$escapes" -gt 0 ] && echo true)"
+		else
+			check "TERM=$term on a tty: no escape sequence at all" 0 "$escapes"
+		fi
+		contains "TERM=$term: the report is there" "$(cat dumb.out)" "Thread  0 (CPU:"
+	done
+	rm -f dumbt dumb.out
+fi
+fi
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 echo "cli: $pass $fail $skip" >>"$counts"
 [ "$fail" -eq 0 ]
