@@ -36,7 +36,8 @@ constexpr char usage_text[] =
 	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
 	"  -j, --threads N         threads, 1..4096 (default 1)\n"
 	"  -m, --mode MODE         seq or rand (default seq)\n"
-	"  -t, --time SEC          run each thread SEC seconds, repeating passes (default one pass)\n"
+	"  -t, --time SEC          run each thread SEC seconds (5, 2.5, 5s, 2m, 1h), repeating passes\n"
+	"                          (default one pass)\n"
 	"  -D, --direct            open with O_DIRECT (bypass the page cache)\n"
 	"  -S, --sync              open with O_SYNC\n"
 	"  -R, --random-buffer     fill the write buffer from /dev/urandom (default zeros)\n"
@@ -52,7 +53,7 @@ constexpr char usage_text[] =
 	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
 	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
-	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
+	"      --ramp SEC          run SEC seconds (or 5s, 2m) of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
@@ -272,6 +273,22 @@ std::string option_name(int c, int long_index)
 	return format("-%c", c);
 }
 
+// -t and --ramp: seconds (5, 2.5), or with a unit: 5s, 2m, 1h (m is
+// minutes here, as in fio's runtime; a SIZE's m is MiB).  At most a year.
+std::optional<double> parse_duration(const char *arg)
+{
+	std::string s = arg;
+	double unit = 1;
+	if (!s.empty() && (s.back() == 's' || s.back() == 'm' || s.back() == 'h')) {
+		unit = s.back() == 'h' ? 3600 : s.back() == 'm' ? 60 : 1;
+		s.pop_back();
+	}
+	std::optional<double> v = parse_seconds(s.c_str());
+	if (!v || *v * unit > 366.0 * 86400)
+		return std::nullopt;
+	return *v * unit;
+}
+
 Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
 {
 	auto v = parse_size(arg);
@@ -373,8 +390,9 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		else return usage_error("%s %s: mode must be seq or rand", name.c_str(), arg);
 		break;
 	case 't': {
-		auto v = parse_seconds(arg);
-		if (!v) return usage_error("%s %s: time must be a positive number of seconds", name.c_str(), arg);
+		auto v = parse_duration(arg);
+		if (!v) return usage_error("%s %s: time must be a positive number of seconds, at most a year (366 days): "
+					   "5, 2.5, 5s, 2m or 1h", name.c_str(), arg);
 		o.time_limit = *v;
 		break;
 	}
@@ -403,13 +421,14 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case opt_explain: o.explain = true; break;
 	case opt_fsync: {
 		auto v = parse_count(arg, 1, 999999999);
-		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1", name.c_str(), arg);
+		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1 to 999999999", name.c_str(), arg);
 		o.fsync_every = *v;
 		break;
 	}
 	case opt_ramp: {
-		auto v = parse_seconds(arg);
-		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds", name.c_str(), arg);
+		auto v = parse_duration(arg);
+		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds, at most a year (366 days): "
+					   "5, 2.5, 5s, 2m or 1h", name.c_str(), arg);
 		o.ramp = *v;
 		break;
 	}
@@ -539,6 +558,55 @@ Error check_combination(const Options &o)
 	return {};
 }
 
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+std::size_t edit_distance(const std::string &a, const std::string &b)
+{
+	std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+	for (std::size_t i = 0; i <= a.size(); i++)
+		d[i][0] = i;
+	for (std::size_t j = 0; j <= b.size(); j++)
+		d[0][j] = j;
+	for (std::size_t i = 1; i <= a.size(); i++)
+		for (std::size_t j = 1; j <= b.size(); j++) {
+			d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+		}
+	return d[a.size()][b.size()];
+}
+
+// What an unknown or ambiguous long option "--NAME" may have meant: every
+// option NAME begins (getopt_long takes a prefix of one), or else the
+// nearest by edit_distance(), if it is near (at most 2 edits, and fewer
+// than half of NAME), as git suggests a command.
+std::vector<std::string> option_candidates(const std::string &given)
+{
+	const std::string name = given.substr(given.find_first_not_of('-'));
+	std::vector<std::string> begun, nearest;
+	std::size_t best = 3;
+	for (const option *o = long_options; o->name; o++) {
+		if (std::string(o->name).rfind(name, 0) == 0)
+			begun.push_back(std::string("--") + o->name);
+		std::size_t d = edit_distance(name, o->name);
+		if (d < best && 2 * d < name.size()) {
+			best = d;
+			nearest.clear();
+		}
+		if (d == best && 2 * d < name.size())
+			nearest.push_back(std::string("--") + o->name);
+	}
+	return begun.size() > 1 ? begun : nearest;
+}
+
+// "A or B", "A, B or C".
+std::string either(const std::vector<std::string> &names)
+{
+	std::string s;
+	for (std::size_t i = 0; i < names.size(); i++)
+		s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+	return s;
+}
+
 // getopt_long's '?' or ':' as a message.  An unknown letter inside a group
 // ("-xw") leaves optind on the group, so argv[optind - 1] is not always the
 // culprit: optopt says which kind it was (0 or a long option's value: a
@@ -552,6 +620,14 @@ Error option_error(int c, const std::string &given)
 		return usage_error("%s: missing argument", bad.c_str());
 	if (is_long && optopt)
 		return usage_error("%s: takes no value", bad.c_str());
+	if (is_long) {
+		std::vector<std::string> names = option_candidates(bad);
+		bool ambiguous = names.size() > 1 && names[0].rfind(bad, 0) == 0;
+		if (ambiguous)
+			return usage_error("%s: ambiguous: %s?", bad.c_str(), either(names).c_str());
+		if (!names.empty())
+			return usage_error("%s: unknown option; did you mean %s?", bad.c_str(), either(names).c_str());
+	}
 	return usage_error("%s: unknown option; see sdb --help", bad.c_str());
 }
 

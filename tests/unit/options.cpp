@@ -341,4 +341,57 @@ TEST_CASE("parse_args: -s smaller than the -b given (or random mode's 4k) is a u
 	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "5m", "-b", "4m"}.parse().error);	// the last block short: fine
 }
 
+TEST_CASE("parse_args: -t and --ramp take 5s, 2m, 1h; range errors name the limits")
+{
+	CHECK(Args{"-w", "-f", "x", "-t", "5s"}.parse().opt.time_limit == 5);
+	CHECK(Args{"-w", "-f", "x", "-t", "2m"}.parse().opt.time_limit == 120);
+	CHECK(Args{"-w", "-f", "x", "-t", "1.5h"}.parse().opt.time_limit == 5400);
+	CHECK(Args{"-w", "-f", "x", "--time=2.5"}.parse().opt.time_limit == 2.5);
+	CHECK(Args{"-w", "-f", "x", "--ramp", "2m", "-t", "1"}.parse().opt.ramp == 120);
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "-t", "5x"}, "-t 5x: time must be a positive number of seconds, at most a year (366 days)"},
+		{{"-w", "-f", "x", "-t", "367d"}, "-t 367d: time must be"},
+		{{"-w", "-f", "x", "-t", "9000h"}, "-t 9000h: time must be a positive number of seconds, at most a year"},
+		{{"-w", "-f", "x", "-t", "s"}, "-t s: time must be"},
+		{{"-w", "-f", "x", "-t", "0m"}, "-t 0m: time must be"},
+		{{"-w", "-f", "x", "--ramp", "1ms"}, "--ramp 1ms: ramp must be a positive number of seconds, at most a year"},
+		{{"-w", "-f", "x", "--fsync", "1000000000"}, "--fsync 1000000000: writes per fdatasync must be a whole number from 1 to 999999999"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+}
+
+TEST_CASE("parse_args: an ambiguous long option names its candidates, an unknown one the nearest")
+{
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "--q", "4"}, "--q: ambiguous: --queue-depth or --quick?"},
+		{{"-w", "-f", "x", "--qu"}, "--qu: ambiguous: --queue-depth or --quick?"},
+		{{"-w", "-f", "x", "--ra", "1"}, "--ra: ambiguous: --random-buffer or --ramp?"},
+		{{"-w", "-f", "x", "--queue-dpeth", "4"}, "--queue-dpeth: unknown option; did you mean --queue-depth?"},
+		{{"-w", "-f", "x", "--verfy"}, "--verfy: unknown option; did you mean --verify?"},
+		{{"-w", "-f", "x", "--blocksize=4k"}, "--blocksize: unknown option; did you mean --block-size?"},
+		{{"-w", "-f", "x", "--nope"}, "--nope: unknown option; see sdb --help"},
+		{{"-w", "-f", "x", "-x"}, "-x: unknown option; see sdb --help"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+	CHECK(Args{"-w", "-f", "x", "--que", "4"}.parse().opt.queue_depth == 4);	// a prefix of one option: that one
+	CHECK(edit_distance("queue-dpeth", "queue-depth") == 1);
+	CHECK(edit_distance("", "abc") == 3);
+}
+
 } // TEST_SUITE("options")
