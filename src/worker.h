@@ -29,6 +29,7 @@
 #include <sched.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
@@ -335,6 +336,19 @@ bool blocks_always(const Worker &w)
 	return refused;
 }
 
+// A ring refused for memory (ENOMEM) where the locked-memory limit is
+// small: before 5.12 the kernel counts a ring's memory against
+// RLIMIT_MEMLOCK, so the way out is ulimit -l (or a smaller -q), which the
+// error then says.  limit: RLIMIT_MEMLOCK's soft value.
+Error memlock_hint(Error e, rlim_t limit)
+{
+	if (e.msg.find(std::strerror(ENOMEM)) == std::string::npos || limit == RLIM_INFINITY)
+		return e;
+	e.msg += format(" (the locked-memory limit is %s: raise it with ulimit -l, or memlock in limits.conf, "
+			"or give a smaller -q)", format_bytes(limit).c_str());
+	return e;
+}
+
 // The thread's ring for -q: set up, with the target and the slot buffers
 // registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
 // worker, each completion would wake this thread on its own: it waits for
@@ -348,8 +362,10 @@ Error ring_for(Worker &w)
 	const bool punted = blocks_always(w);
 	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
 	w.ring = std::make_unique<Ring>();
-	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
-		return e;
+	if (Error e = w.ring->setup(depth, plan.submit_batch, wait)) {
+		rlimit memlock {};
+		return getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 ? memlock_hint(std::move(e), memlock.rlim_cur) : e;
+	}
 	w.ring->attach(w.fd.get(), is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
 	return {};
 }
