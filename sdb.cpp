@@ -110,9 +110,8 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	Execution ex;
 	execute(plan, RunId{}, buffers, scope.waiter, ex);
 	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings
-		std::vector<std::string> late = {format(
-			"--start-at: the time was %.3f s past when the threads were ready; the run started at once",
-			ex.result.start_late_ns / 1e9)};
+		std::vector<std::string> late = {
+			start_late_warning(opt.start_at_ns, ex.result.ready_unix_ns, ex.result.start_late_ns)};
 		emit_warnings(late);
 		early.push_back(late[0]);
 	}

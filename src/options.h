@@ -146,6 +146,21 @@ Error expand_file(std::string &file)
 	return {};
 }
 
+// --start-at's warning when the barrier opened over a second after TIME.
+// Threads ready only after TIME: their preparation was slow.  Ready before
+// it: the wait overshot, because the real-time clock was set forward past
+// TIME (by hand, an NTP step) or sdb was stopped meanwhile, not because of
+// the preparation.  ready_unix_ns: when every thread was ready.
+std::string start_late_warning(std::int64_t at, std::int64_t ready_unix_ns, std::int64_t late_ns)
+{
+	if (ready_unix_ns && ready_unix_ns < at)
+		return format("--start-at: the barrier opened %.3f s past the time, though the threads were ready %.3f s "
+			      "before it: the real-time clock jumped forward (or sdb was stopped) during the wait; the run "
+			      "started at once", late_ns / 1e9, (at - ready_unix_ns) / 1e9);
+	return format("--start-at: the time was %.3f s past when the threads were ready; the run started at once",
+		      late_ns / 1e9);
+}
+
 // --start-at TIME: Unix seconds ("1764500000.25") or "+SEC" from now, as
 // Unix nanoseconds.  A time more than a day from now either way is a
 // mistake (a "5" meant as "+5", milliseconds for seconds), not a plan.

@@ -113,6 +113,7 @@ struct RunResult {
 	std::int64_t start_ns = 0;
 	std::int64_t start_unix_ns = 0;	// the same instant on the real-time clock
 	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
+	std::int64_t ready_unix_ns = 0;	// --start-at: when every thread was ready (real-time clock)
 	std::vector<Sample> samples;
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
@@ -417,8 +418,10 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
 		waiter.wait(100, r.interrupted);
-	if (plan.opt.start_at_ns)
+	if (plan.opt.start_at_ns) {
+		r.ready_unix_ns = realtime_ns();
 		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
+	}
 	if (plan.opt.start_at_ns)
 		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
 	if (plan.opt.ramp > 0 && !g_stop.raised()) {

@@ -394,4 +394,16 @@ TEST_CASE("parse_args: an ambiguous long option names its candidates, an unknown
 	CHECK(edit_distance("", "abc") == 3);
 }
 
+TEST_CASE("start_late_warning: a clock jump during --start-at's wait is not blamed on the preparation")
+{
+	const std::int64_t s = 1000000000, at = 1764500000 * s;
+	std::string slow = start_late_warning(at, at + 3 * s, 3 * s);	// ready 3 s after the time
+	CHECK(slow == "--start-at: the time was 3.000 s past when the threads were ready; the run started at once");
+	std::string jump = start_late_warning(at, at - 5 * s, 3600 * s);	// ready 5 s early; the clock set an hour on
+	CHECK(jump.find("the barrier opened 3600.000 s past the time, though the threads were ready 5.000 s before it") !=
+	      std::string::npos);
+	CHECK(jump.find("the real-time clock jumped forward (or sdb was stopped) during the wait") != std::string::npos);
+	CHECK(jump.find("past when the threads were ready") == std::string::npos);
+}
+
 } // TEST_SUITE("options")
