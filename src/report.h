@@ -630,7 +630,7 @@ int deliver(std::FILE *out, const std::string &text, Waiter &waiter)
 				     name ? name : "?");
 			return waiter.exit_status();
 		}
-		if (!(fds[0].revents & (POLLOUT | POLLERR | POLLHUP)))
+		if (!(fds[0].revents & (POLLOUT | POLLERR | POLLHUP | POLLNVAL)))	// the write says which
 			continue;
 		ssize_t n = write(fd, text.data() + done, std::min(step, text.size() - done));
 		if (n < 0 && errno == EPIPE)
