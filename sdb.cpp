@@ -69,16 +69,7 @@ int run_memory_only(const Options &opt, std::FILE *out)
 // --html FILE: the page of the run's JSON document, as --json prints it.
 Error html_report(const std::string &path, const Report &report)
 {
-	char *text = nullptr;
-	std::size_t size = 0;
-	std::FILE *mem = open_memstream(&text, &size);
-	if (!mem)
-		return sys_error(errno, "--html: open_memstream");
-	print_json(mem, report);
-	std::fclose(mem);
-	std::string doc(text, size);
-	std::free(text);
-	return write_html(path, doc);
+	return write_html(path, printed([&](std::FILE *mem) { print_json(mem, report); }));
 }
 
 // The program proper; returns the exit status.  Order: plan (every check
@@ -135,9 +126,8 @@ Error html_report(const std::string &path, const Report &report)
 	Execution ex;
 	execute(plan, RunId{}, buffers, scope.waiter, ex);
 	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings
-		std::vector<std::string> late = {format(
-			"--start-at: the time was %.3f s past when the threads were ready; the run started at once",
-			ex.result.start_late_ns / 1e9)};
+		std::vector<std::string> late = {
+			start_late_warning(opt.start_at_ns, ex.result.ready_unix_ns, ex.result.start_late_ns)};
 		emit_warnings(late);
 		early.push_back(late[0]);
 	}
@@ -167,8 +157,12 @@ Error html_report(const std::string &path, const Report &report)
 	report.warnings.insert(report.warnings.begin(), early.begin(), early.end());
 	report.error = error.msg;
 	if (ran_any(shared) || result.interrupted) {
-		opt.json ? print_json(out, report) : print_human(out, report);
-		flush_output(out);
+		std::string text = printed([&](std::FILE *mem) { opt.json ? print_json(mem, report) : print_human(mem, report); });
+		if (int status = deliver(out, text, scope.waiter)) {
+			if (error && status != 128 + SIGPIPE)
+				print_error(error);
+			return status;
+		}
 		if (!opt.html.empty())
 			if (Error e = html_report(opt.html, report); e && !error)
 				error = e;

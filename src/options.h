@@ -32,11 +32,12 @@ constexpr char usage_text[] =
 	"  -r, --read              read test\n"
 	"  -M, --mix PCT           mixed test: each I/O a read with probability PCT% (0..100), else a write\n"
 	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
-	"  -b, --block-size SIZE   bytes per I/O (default 1m; 4k with -m rand)\n"
+	"  -b, --block-size SIZE   bytes per I/O (default 1m, at most -s; 4k with -m rand)\n"
 	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
 	"  -j, --threads N         threads, 1..4096 (default 1)\n"
 	"  -m, --mode MODE         seq or rand (default seq)\n"
-	"  -t, --time SEC          run each thread SEC seconds, repeating passes (default one pass)\n"
+	"  -t, --time SEC          run each thread SEC seconds (5, 2.5, 5s, 2m, 1h), repeating passes\n"
+	"                          (default one pass)\n"
 	"  -D, --direct            open with O_DIRECT (bypass the page cache)\n"
 	"  -S, --sync              open with O_SYNC\n"
 	"  -R, --random-buffer     fill the write buffer from /dev/urandom (default zeros)\n"
@@ -52,7 +53,7 @@ constexpr char usage_text[] =
 	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
 	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
-	"      --ramp SEC          run SEC seconds of the same I/O first, none of it counted\n"
+	"      --ramp SEC          run SEC seconds (or 5s, 2m) of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
@@ -147,6 +148,21 @@ Error expand_file(std::string &file)
 		return usage_error("-f %s: the name is empty once expanded", file.c_str());
 	file = name;
 	return {};
+}
+
+// --start-at's warning when the barrier opened over a second after TIME.
+// Threads ready only after TIME: their preparation was slow.  Ready before
+// it: the wait overshot, because the real-time clock was set forward past
+// TIME (by hand, an NTP step) or sdb was stopped meanwhile, not because of
+// the preparation.  ready_unix_ns: when every thread was ready.
+std::string start_late_warning(std::int64_t at, std::int64_t ready_unix_ns, std::int64_t late_ns)
+{
+	if (ready_unix_ns && ready_unix_ns < at)
+		return format("--start-at: the barrier opened %.3f s past the time, though the threads were ready %.3f s "
+			      "before it: the real-time clock jumped forward (or sdb was stopped) during the wait; the run "
+			      "started at once", late_ns / 1e9, (at - ready_unix_ns) / 1e9);
+	return format("--start-at: the time was %.3f s past when the threads were ready; the run started at once",
+		      late_ns / 1e9);
 }
 
 // --start-at TIME: Unix seconds ("1764500000.25") or "+SEC" from now, as
@@ -285,6 +301,22 @@ std::string option_name(int c, int long_index)
 	return format("-%c", c);
 }
 
+// -t and --ramp: seconds (5, 2.5), or with a unit: 5s, 2m, 1h (m is
+// minutes here, as in fio's runtime; a SIZE's m is MiB).  At most a year.
+std::optional<double> parse_duration(const char *arg)
+{
+	std::string s = arg;
+	double unit = 1;
+	if (!s.empty() && (s.back() == 's' || s.back() == 'm' || s.back() == 'h')) {
+		unit = s.back() == 'h' ? 3600 : s.back() == 'm' ? 60 : 1;
+		s.pop_back();
+	}
+	std::optional<double> v = parse_seconds(s.c_str());
+	if (!v || *v * unit > 366.0 * 86400)
+		return std::nullopt;
+	return *v * unit;
+}
+
 Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
 {
 	auto v = parse_size(arg);
@@ -386,8 +418,9 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		else return usage_error("%s %s: mode must be seq or rand", name.c_str(), arg);
 		break;
 	case 't': {
-		auto v = parse_seconds(arg);
-		if (!v) return usage_error("%s %s: time must be a positive number of seconds", name.c_str(), arg);
+		auto v = parse_duration(arg);
+		if (!v) return usage_error("%s %s: time must be a positive number of seconds, at most a year (366 days): "
+					   "5, 2.5, 5s, 2m or 1h", name.c_str(), arg);
 		o.time_limit = *v;
 		break;
 	}
@@ -416,13 +449,14 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case opt_explain: o.explain = true; break;
 	case opt_fsync: {
 		auto v = parse_count(arg, 1, 999999999);
-		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1", name.c_str(), arg);
+		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1 to 999999999", name.c_str(), arg);
 		o.fsync_every = *v;
 		break;
 	}
 	case opt_ramp: {
-		auto v = parse_seconds(arg);
-		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds", name.c_str(), arg);
+		auto v = parse_duration(arg);
+		if (!v) return usage_error("%s %s: ramp must be a positive number of seconds, at most a year (366 days): "
+					   "5, 2.5, 5s, 2m or 1h", name.c_str(), arg);
 		o.ramp = *v;
 		break;
 	}
@@ -568,6 +602,11 @@ Error check_combination(const Options &o)
 				   "(-j N for syncs in parallel)", o.queue_depth);
 	if (Error e = check_verify(o))
 		return e;
+	const std::uint64_t block = o.block_size ? o.block_size : 4 * KiB;	// without -b: 4k random, else -s at most
+	if (o.size && o.size < block && (o.block_size || o.random))	// one short I/O is not a "1 MiB block" run
+		return usage_error("-s %s is smaller than one %s block%s: %s; give a smaller -b",
+				   format_bytes(o.size).c_str(), format_bytes(block).c_str(), o.block_size ? "" : " (the default -b)",
+				   o.random ? "random mode has nothing to do" : "less than one I/O to time");
 	if (o.op == Options::Op::none) {
 		if (!o.timing)
 			return usage_error("one of -w (write), -r (read) or -M (mix) is required; see sdb --help");
@@ -579,6 +618,55 @@ Error check_combination(const Options &o)
 		return usage_error("-f FILE is required with %s",
 				   o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r" : "-M");
 	return {};
+}
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+std::size_t edit_distance(const std::string &a, const std::string &b)
+{
+	std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+	for (std::size_t i = 0; i <= a.size(); i++)
+		d[i][0] = i;
+	for (std::size_t j = 0; j <= b.size(); j++)
+		d[0][j] = j;
+	for (std::size_t i = 1; i <= a.size(); i++)
+		for (std::size_t j = 1; j <= b.size(); j++) {
+			d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+		}
+	return d[a.size()][b.size()];
+}
+
+// What an unknown or ambiguous long option "--NAME" may have meant: every
+// option NAME begins (getopt_long takes a prefix of one), or else the
+// nearest by edit_distance(), if it is near (at most 2 edits, and fewer
+// than half of NAME), as git suggests a command.
+std::vector<std::string> option_candidates(const std::string &given)
+{
+	const std::string name = given.substr(given.find_first_not_of('-'));
+	std::vector<std::string> begun, nearest;
+	std::size_t best = 3;
+	for (const option *o = long_options; o->name; o++) {
+		if (std::string(o->name).rfind(name, 0) == 0)
+			begun.push_back(std::string("--") + o->name);
+		std::size_t d = edit_distance(name, o->name);
+		if (d < best && 2 * d < name.size()) {
+			best = d;
+			nearest.clear();
+		}
+		if (d == best && 2 * d < name.size())
+			nearest.push_back(std::string("--") + o->name);
+	}
+	return begun.size() > 1 ? begun : nearest;
+}
+
+// "A or B", "A, B or C".
+std::string either(const std::vector<std::string> &names)
+{
+	std::string s;
+	for (std::size_t i = 0; i < names.size(); i++)
+		s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+	return s;
 }
 
 // getopt_long's '?' or ':' as a message.  An unknown letter inside a group
@@ -594,6 +682,14 @@ Error option_error(int c, const std::string &given)
 		return usage_error("%s: missing argument", bad.c_str());
 	if (is_long && optopt)
 		return usage_error("%s: takes no value", bad.c_str());
+	if (is_long) {
+		std::vector<std::string> names = option_candidates(bad);
+		bool ambiguous = names.size() > 1 && names[0].rfind(bad, 0) == 0;
+		if (ambiguous)
+			return usage_error("%s: ambiguous: %s?", bad.c_str(), either(names).c_str());
+		if (!names.empty())
+			return usage_error("%s: unknown option; did you mean %s?", bad.c_str(), either(names).c_str());
+	}
 	return usage_error("%s: unknown option; see sdb --help", bad.c_str());
 }
 

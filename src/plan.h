@@ -682,10 +682,17 @@ Error size_targets(Plan &plan, Files files)
 		if (t.kind == Kind::block && t.existing < t.base + t.size)
 			return runtime_error("%s: short device: %s, but %u thread(s) x %s need more", t.path.c_str(),
 					     format_bytes(t.existing).c_str(), o.threads, format_bytes(t.size).c_str());
-		if (o.random && t.size < plan.block_size)
-			return usage_error("-s %s is smaller than one %s block: random mode has nothing to do",
-					   format_bytes(t.size).c_str(), format_bytes(plan.block_size).c_str());
+		if (t.size < plan.block_size && (o.block_size || o.random))	// one short I/O is not a "1 MiB block" run
+			return usage_error("%s%s is smaller than one %s block (-b): %s; give a smaller -b",
+					   o.size ? "-s " : "", o.size ? format_bytes(t.size).c_str()
+					   : (t.path + ": " + format_bytes(t.size)).c_str(), format_bytes(plan.block_size).c_str(),
+					   o.random ? "random mode has nothing to do" : "less than one I/O to time");
 	}
+	// The default block is no larger than the smallest region: the header
+	// then says what ran ("4 KiB blocks"), not a 1 MiB block never moved.
+	for (const Target &t : plan.targets)
+		if (!o.block_size && t.size < plan.block_size)
+			plan.block_size = t.size;
 	return {};
 }
 

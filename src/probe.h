@@ -85,7 +85,7 @@ public:
 		if (Error e = save(at))
 			return e;
 		written_at_.push_back(at);
-		write_unit(unit_.data(), seed_, at, writes_++);
+		write_unit(unit_.data(), seed_, 0, at, writes_++);	// file 0: the probe has one target
 		std::int64_t start = now_ns();
 		Error e = transfer_at(at, true);
 		r_.write_seconds += (now_ns() - start) / 1e9;
@@ -111,7 +111,7 @@ public:
 				last = i;
 				break;
 			}
-		kind = classify_unit(unit_.data(), seed_, at, last, found);
+		kind = classify_unit(unit_.data(), seed_, 0, at, last, found);
 		return {};
 	}
 

@@ -232,7 +232,11 @@ QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter,
 	out.error = make_plan(opt, plan, ours, Files::regions);
 	if (!out.error)
 		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
-	if (out.error)
+	if (out.error && waiter.received()) {	// a Ctrl-C between two runs ends the suite as one during a run
+		out.error = {};
+		out.interrupted = true;
+	}
+	if (out.error || out.interrupted)
 		return out;
 	Execution ex;
 	execute(plan, id, buffers, waiter, ex);

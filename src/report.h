@@ -1,6 +1,8 @@
 // report: the human report and the JSON document of a run (Report,
 // print_human, print_json), the timeline and its sparkline, a sequential
-// write's cliff in words, and emit_warnings for stderr.
+// write's cliff in words, emit_warnings for stderr, and deliver(), which
+// writes a report to stdout without being held there by a reader that
+// does not read.
 #pragma once
 
 #include "base.h"
@@ -16,14 +18,22 @@
 #include "cliff.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
+#include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -603,6 +613,63 @@ void print_json(std::FILE *out, const Report &r)
 		doc += ",\n \"error\": " + json_string(r.error);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.ex && r.ex->result.interrupted).c_str());
 	std::fputs(doc.c_str(), out);
+}
+
+// What print() writes, as a string (made in memory, so that no write to
+// stdout can block while it is made).
+template <typename Print>
+std::string printed(Print print)
+{
+	char *text = nullptr;
+	std::size_t len = 0;
+	std::FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		throw std::bad_alloc();
+	print(mem);
+	std::fclose(mem);
+	std::string s(text, len);
+	std::free(text);
+	return s;
+}
+
+// The report to out (stdout) while the signals sdb blocks are still
+// watched: a pipe takes at most PIPE_BUF at a time, each when poll() says
+// it has room, so a reader that stops reading cannot hold sdb past a
+// Ctrl-C or TERM (128 + n: the report is cut short, one line says so), and
+// a reader that goes away is SIGPIPE's 141, as for a program it ends.
+// 0 when the text left, or on another error (kept in g_output_errno, as
+// flush_output() does, for sdb_main() to report).
+int deliver(std::FILE *out, const std::string &text, Waiter &waiter)
+{
+	flush_output(out);
+	const int fd = fileno(out);
+	struct stat st {};
+	const bool pipe_like = fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+	const std::size_t step = pipe_like ? PIPE_BUF : text.size();
+	for (std::size_t done = 0; done < text.size();) {
+		pollfd fds[2] = {{fd, POLLOUT, 0}, {waiter.signal_fd(), POLLIN, 0}};
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents & POLLIN) {
+			waiter.interrupted();	// a second signal ends sdb at once
+			const char *name = sigabbrev_np(waiter.received());
+			std::fprintf(stderr, "sdb: interrupted by SIG%s while standard output took the report: it is cut short\n",
+				     name ? name : "?");
+			return waiter.exit_status();
+		}
+		if (!(fds[0].revents & (POLLOUT | POLLERR | POLLHUP | POLLNVAL)))	// the write says which
+			continue;
+		ssize_t n = write(fd, text.data() + done, std::min(step, text.size() - done));
+		if (n < 0 && errno == EPIPE)
+			return 128 + SIGPIPE;
+		if (n < 0 && errno != EINTR && errno != EAGAIN) {
+			if (!g_output_errno)
+				g_output_errno = errno;
+			break;
+		}
+		done += n > 0 ? static_cast<std::size_t>(n) : 0;
+	}
+	return 0;
 }
 
 void emit_warnings(const std::vector<std::string> &warnings)

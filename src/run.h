@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -112,6 +113,7 @@ struct RunResult {
 	std::int64_t start_ns = 0;
 	std::int64_t start_unix_ns = 0;	// the same instant on the real-time clock
 	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
+	std::int64_t ready_unix_ns = 0;	// --start-at: when every thread was ready (real-time clock)
 	std::vector<Sample> samples;
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
@@ -184,7 +186,16 @@ std::uint64_t planned_bytes(const Plan &plan)
 	return sum;
 }
 
-// The live status line: only to a terminal, never with --json.
+// Whether the live status line is drawn: never with --json, and only on a
+// terminal that takes its \r and line-clearing escape: stderr a tty, and
+// TERM set and not "dumb" (an editor's shell buffer, a bare console).
+bool progress_terminal(const Options &o)
+{
+	const char *term = std::getenv("TERM");
+	return !o.json && isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
+}
+
+// The live status line: only where progress_terminal().
 void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
@@ -364,10 +375,20 @@ bool all_counting(const Shared &s)
 	return true;
 }
 
+// Every worker has drained its --ramp (or is done).
+bool all_drained(const Shared &s)
+{
+	for (auto &w : s.workers)
+		if (!w->ramp_drained.load() && !w->counting.load())
+			return false;
+	return true;
+}
+
 // --ramp: the barrier opens, the workers run the ramp, and the timed
-// window opens at its end: the device's counters and the CPU time are read
-// then, and the run's clock starts there.  Each worker drops what it
-// counted at its first I/O to end after that moment (see open_window()).
+// window opens at its end: once every worker's ramp I/O has drained, the
+// device's counters and the CPU time are read, the run's clock starts
+// there, and the workers go on (ramp_over; see await_window() and
+// open_window()).  Each drops what it counted in the ramp.
 void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 {
 	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
@@ -377,12 +398,16 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 	unsigned n = s.gate.workers;
 	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns())
 		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
+	while (!all_drained(s) && !g_stop.raised())	// nothing of the ramp in flight
+		waiter.wait(1, r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
-	getrusage(RUSAGE_SELF, &r.usage_before);
 	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
 	// empty window when it stopped, not at the ramp's end still ahead.
 	std::int64_t now = now_ns();
-	r.start_ns = std::min(now, ramp_end);
+	r.start_ns = now;
+	for (auto &w : s.workers)
+		w->ramp_over.store(true);
+	getrusage(RUSAGE_SELF, &r.usage_before);
 	r.start_unix_ns = realtime_ns() - (now - r.start_ns);
 }
 
@@ -393,8 +418,10 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
 		waiter.wait(100, r.interrupted);
-	if (plan.opt.start_at_ns)
+	if (plan.opt.start_at_ns) {
+		r.ready_unix_ns = realtime_ns();
 		wait_for_start(plan.opt.start_at_ns, waiter, r.interrupted);
+	}
 	if (plan.opt.start_at_ns)
 		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
 	if (plan.opt.ramp > 0 && !g_stop.raised()) {
@@ -406,7 +433,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		r.start_unix_ns = realtime_ns();
 		s.gate.release();
 	}
-	bool tty = !plan.opt.json && isatty(2);
+	bool tty = progress_terminal(plan.opt);
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
 	std::int64_t next_sample = r.start_ns + tick;

@@ -106,6 +106,7 @@ Error read_back(Worker &w, std::atomic<std::uint64_t> &done)
 	w.verify = VerifyTally{};
 	w.verify.seed = w.plan->verify_seed;
 	w.verify.seeded = true;
+	w.verify.file = unit_file(w);
 	const std::size_t chunk = MiB;
 	Buffer buffer;
 	if (Error e = buffer.allocate(chunk))
@@ -158,7 +159,12 @@ std::string describe_first_bad(const VerifySummary &v)
 	switch (t.first_kind) {
 	case UnitKind::zeros: what = "zeros (a lost write)"; break;
 	case UnitKind::misplaced:
-		what = format("misplaced (the data written for offset %" PRIu64 ": the device wraps around)", t.first_found);
+		if (t.first_file != t.file)
+			what = format("misplaced (the data thread %u wrote into its own file: files swapped or copied?)",
+				      t.first_file);
+		else
+			what = format("misplaced (the data written for offset %" PRIu64 ": the device wraps around)",
+				      t.first_found);
 		break;
 	case UnitKind::stale:
 		what = "corrupt (a whole unit of an earlier write or another run: the last write was lost)";
@@ -224,7 +230,7 @@ Error read_all_back(const Plan &plan, Execution &ex, Waiter &waiter, VerifySumma
 			job(i);
 		}
 	}
-	const bool tty = !plan.opt.json && isatty(2);
+	const bool tty = progress_terminal(plan.opt);
 	bool drawn = false;
 	while (finished.load() < n) {
 		waiter.wait(250, ex.result.interrupted);

@@ -27,7 +27,9 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
@@ -89,7 +91,9 @@ struct alignas(64) Worker {
 	std::int64_t loop_end_ns = 0;	// writes and mixes: the last I/O's end, before the final fdatasync
 	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
 	std::int64_t cpu_start_ns = 0;
-	std::int64_t ramp_end_ns = 0;	// --ramp: when the timed window opens; 0 once it has
+	std::int64_t ramp_end_ns = 0;	// --ramp: when the ramp ends; 0 once the window has opened
+	std::atomic<bool> ramp_drained{false};	// --ramp is over and nothing of it is in flight
+	std::atomic<bool> ramp_over{false};	// the supervisor read the device's counters: the window opens
 	std::atomic<bool> counting{false};	// past the ramp (or done): the sampler may count its bytes
 	int cpu = -1;
 	unsigned passes = 0;		// passes over [0,SIZE) begun, the last maybe cut short by -t
@@ -161,7 +165,7 @@ void stamp(char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 void mark(const Worker &w, char *block, std::size_t len, std::uint64_t offset, std::uint64_t io)
 {
 	if (w.plan->opt.verify)
-		write_units(block, len, w.plan->verify_seed, offset, io);
+		write_units(block, len, w.plan->verify_seed, w.verify.file, offset, io);
 	else
 		stamp(block, len, offset, io);
 }
@@ -332,6 +336,19 @@ bool blocks_always(const Worker &w)
 	return refused;
 }
 
+// A ring refused for memory (ENOMEM) where the locked-memory limit is
+// small: before 5.12 the kernel counts a ring's memory against
+// RLIMIT_MEMLOCK, so the way out is ulimit -l (or a smaller -q), which the
+// error then says.  limit: RLIMIT_MEMLOCK's soft value.
+Error memlock_hint(Error e, rlim_t limit)
+{
+	if (e.msg.find(std::strerror(ENOMEM)) == std::string::npos || limit == RLIM_INFINITY)
+		return e;
+	e.msg += format(" (the locked-memory limit is %s: raise it with ulimit -l, or memlock in limits.conf, "
+			"or give a smaller -q)", format_bytes(limit).c_str());
+	return e;
+}
+
 // The thread's ring for -q: set up, with the target and the slot buffers
 // registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
 // worker, each completion would wake this thread on its own: it waits for
@@ -345,22 +362,40 @@ Error ring_for(Worker &w)
 	const bool punted = blocks_always(w);
 	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
 	w.ring = std::make_unique<Ring>();
-	if (Error e = w.ring->setup(depth, plan.submit_batch, wait))
-		return e;
+	if (Error e = w.ring->setup(depth, plan.submit_batch, wait)) {
+		rlimit memlock {};
+		return getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 ? memlock_hint(std::move(e), memlock.rlim_cur) : e;
+	}
 	w.ring->attach(w.fd.get(), is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
 	return {};
 }
 
-// -r --verify: the seed of the run that wrote the target, from the unit at
-// the start of the thread's region, read before the eviction (untimed).
-// Where that unit is not a whole one, the first whole unit read gives it.
+// --verify: the file number this thread's units carry (see pattern.h):
+// its own where each thread has a file, 0 on a device.
+unsigned unit_file(const Worker &w)
+{
+	const Kind k = w.target->kind;
+	return k == Kind::block || k == Kind::chr ? 0 : w.id;
+}
+
+// -r --verify: the seed of the run that wrote the target, by a vote of
+// units at a spread of the thread's region (SeedVote: one stale unit does
+// not decide), read before the eviction (untimed).  Where none could vote,
+// the first whole unit in its place read gives it.
 void learn_seed(Worker &w)
 {
-	const std::size_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
-	if (len <= w.plan->slot_stride &&
-	    pread(w.fd.get(), w.buffer, len, static_cast<off_t>(w.target->base)) == static_cast<ssize_t>(len) &&
-	    unit_consistent(w.buffer)) {
-		w.verify.seed = unit_header(w.buffer).seed;
+	const std::uint64_t len = std::max<std::size_t>(w.plan->dio_align, verify_unit);
+	const std::uint64_t places = w.target->size / len, samples = std::min<std::uint64_t>(places, 33);
+	if (len > w.plan->slot_stride)
+		return;
+	SeedVote vote;
+	for (std::uint64_t k = 0; k < samples; k++) {
+		const std::uint64_t at = w.target->base + places * k / samples * len;
+		if (pread(w.fd.get(), w.buffer, len, static_cast<off_t>(at)) == static_cast<ssize_t>(len))
+			vote.add(w.buffer, at);
+	}
+	if (std::optional<std::uint64_t> seed = vote.winner()) {
+		w.verify.seed = *seed;
 		w.verify.seeded = true;
 	}
 }
@@ -370,6 +405,7 @@ Error prepare(Worker &w)
 	const Options &o = w.plan->opt;
 	if (Error e = open_target(w))
 		return e;
+	w.verify.file = unit_file(w);
 	if (!o.cached)
 		advise_readahead(w);
 	if (o.queue_depth > 1)
@@ -447,6 +483,23 @@ std::uint64_t order_seed(const Worker &w)
 
 // A mix's reads and writes: another sequence than the offsets' order.
 std::uint64_t mix_seed(const Worker &w) { return order_seed(w) ^ 0x6d69780000000000ULL; }
+
+// --ramp is over and none of its I/O is in flight: say so, and wait until
+// the supervisor has read the device's counters (run_ramp()), so that the
+// counters and the window start at one moment and the device sees exactly
+// what the window issues.  The wait is the supervisor's poll (about 1 ms),
+// once per run, outside the window.  False when the run stops instead.
+bool await_window(Worker &w)
+{
+	w.ramp_drained.store(true);
+	const timespec nap{0, 20000};
+	while (!w.ramp_over.load()) {
+		if (g_stop.raised())
+			return false;
+		nanosleep(&nap, nullptr);
+	}
+	return true;
+}
 
 // The end of the timed window; during a --ramp, -t after the ramp's end.
 std::int64_t deadline_of(const Worker &w)
@@ -541,8 +594,9 @@ void drop_counts(Worker &w)
 }
 
 // --ramp is over: the first I/O to end at or after the ramp's end was the
-// ramp's last; all counted so far is dropped and the timed window opens
-// at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
+// ramp's last (at depth N the slots drain first); once the device's
+// counters are read (await_window()), all counted so far is dropped and
+// the timed window opens at now.  With -t the I/O goes on where it is (fio's ramp_time).  Without
 // -t the window is one pass: the offsets start over (the random order goes
 // on, so every block comes once), and what a read's or a mix's ramp brought
 // into the page cache is dropped first, before the window (a write's dirty pages
@@ -668,6 +722,8 @@ void io_loop(Worker &w)
 				break;
 		}
 		if (w.ramp_end_ns && prev >= w.ramp_end_ns) {
+			if (!await_window(w))
+				break;
 			bytes[0] = bytes[1] = ops[0] = ops[1] = 0;
 			unsynced = 0;
 			open_window(w, offsets, prev);
@@ -735,12 +791,14 @@ public:
 				break;
 			}
 			std::int64_t now = now_ns();
+			if (w_.ramp_end_ns && now >= w_.ramp_end_ns)	// what it reaps is the ramp's last
+				draining_ = true;
 			unsigned index;
 			int res;
 			while (ring_.reap(index, res))
 				complete(index, res, now);
 			w_.bytes_done.store(bytes_[0] + bytes_[1], std::memory_order_relaxed);
-			if (w_.ramp_end_ns && now >= w_.ramp_end_ns && !finished_)
+			if (draining_ && inflight_ == 0 && !finished_)
 				window_opens(now);
 			if (inflight_ == 0 && pass_over_ && !finished_ && next_pass(w_, offsets_, last_)) {
 				pass_over_ = false;
@@ -765,7 +823,7 @@ private:
 	void refill(unsigned i, std::int64_t now)
 	{
 		Slot &s = slots_[i];
-		if (finished_ || pass_over_)
+		if (finished_ || pass_over_ || draining_)
 			return;
 		if (!offsets_.next(s.offset, s.len)) {
 			pass_over_ = true;
@@ -845,22 +903,25 @@ private:
 		}
 	}
 
-	// --ramp's end: the counts start over.  Without -t the offsets start
-	// over too: the slots the ended pass left idle (done: nothing of theirs
-	// in flight) take the new pass's first offsets.  The I/Os still in
-	// flight from the ramp end in the window and are counted there.
+	// --ramp's end: the ramp's I/Os have drained (none is counted in the
+	// window, so a pass is exactly its blocks), and once the device's
+	// counters are read the counts start over and every slot is refilled.
+	// Without -t the offsets start over too; with -t a pass the ramp ended
+	// goes through its pass-end step first, as any pass does.
 	void window_opens(std::int64_t now)
 	{
+		draining_ = false;
+		if (!await_window(w_)) {
+			finished_ = true;
+			return;
+		}
 		bytes_[0] = bytes_[1] = ops_[0] = ops_[1] = 0;
 		last_ = now;
 		open_window(w_, offsets_, last_);
 		deadline_ = deadline_of(w_);
-		if (!pass_over_)
-			return;
-		pass_over_ = false;
-		for (unsigned i = 0; i < depth_; i++)
-			if (slots_[i].done >= slots_[i].len)
-				refill(i, last_);
+		if (!time_based_)
+			pass_over_ = false;
+		refill_all(last_);
 	}
 
 	Worker &w_;
@@ -883,6 +944,7 @@ private:
 	std::uint64_t writes_queued_ = 0;	// the -R stamp and the pool rotation
 	unsigned inflight_ = 0;
 	bool pass_over_ = false;		// this pass has no more offsets
+	bool draining_ = false;		// --ramp is over: no refills until nothing is in flight
 	bool finished_ = false;		// no more I/O at all: stop, deadline, error or end of file
 };
 

@@ -128,7 +128,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 34 options" 34 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 35 options" 35 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ worker-quick-check
@@ -1785,6 +1785,196 @@ check "--html into a directory: exit 1, the report still printed" "1 true" "$rc 
 contains "--html into a directory: says why" "$err" "sdb: --html adir: not a regular file"
 bad_input 2 "--html: draws a -w, -r or -M run" --quick -f adir --html page.html
 rm -rf adir page.html
+# ------------------------------------------------------------ worker-ramp-window
+# --ramp at any depth (issue 22, item 5): the window counts only the I/O it
+# issued.  At the ramp's end the slots drain, the device's counters are
+# read, and only then does the window issue: a pass is exactly SIZE/bs
+# I/Os, and the device read exactly the window's bytes (a loop device
+# that nothing else reads).
+if section worker-ramp-window; then
+run -w -f rampw.img -s 8m -b 64k -R
+run -r -f rampw.img -s 4m -b 4k -q 8 --ramp 0.3 --json
+check "-r -q 8 --ramp without -t: exactly SIZE/bs ops and bytes" "0 1024 4194304" \
+	"$rc $(jq -r '"\(.threads[0].ops) \(.total.bytes)"' <<<"$out")"
+run -r -f rampw.img -s 4m -b 4k -q 8 -m rand --ramp 0.3 --json
+check "-r -q 8 -m rand --ramp: every block once, nothing of the ramp" "0 1024 4194304" \
+	"$rc $(jq -r '"\(.threads[0].ops) \(.total.bytes)"' <<<"$out")"
+run -w -f rampw.img -s 4m -b 4k -q 8 -D --ramp 0.3 --json
+check "-w -q 8 --ramp without -t: exactly SIZE/bs writes" "0 1024 4194304" \
+	"$rc $(jq -r '"\(.threads[0].ops) \(.total.bytes)"' <<<"$out")"
+run -M 50 -f rampw.img -s 4m -b 4k -q 8 --ramp 0.3 --json
+check "-M 50 -q 8 --ramp without -t: the sides add up to SIZE/bs" "0 1024" \
+	"$rc $(jq -r '.total.read.ops + .total.write.ops' <<<"$out")"
+rm -f rampw.img
+if [ "$(id -u)" != 0 ]; then
+	skipped "--ramp window against a loop device's counters" "needs root (a loop device)"
+else
+	truncate -s 16m rampw-loop.img
+	if loop=$(losetup -f --show rampw-loop.img 2>/dev/null); then
+		"$sdb" -w -f "$loop" --force -s 16m -D -R >/dev/null 2>&1
+		for q in 1 8; do
+			read -ra before <"/sys/block/${loop#/dev/}/stat"
+			run -r -f "$loop" -s 8m -b 4k -q $q -D --ramp 0.3 --json
+			read -ra after <"/sys/block/${loop#/dev/}/stat"
+			check "loop device -q $q --ramp: 2048 ops, and the device read the window's bytes, no more" \
+				"0 2048 true ${loop#/dev/} 8388608" \
+				"$rc $(jq -r --argjson all $(((after[2] - before[2]) * 512)) \
+					'"\(.threads[0].ops) \($all > .total.bytes) \(.device.name) \(.device.bytes)"' <<<"$out")"
+			run -r -f "$loop" -s 8m -b 4k -q $q -D --ramp 0.2 -t 0.3 --json
+			check "loop device -q $q --ramp -t: the device read the window's bytes, no more" \
+				"0 true" "$rc $(jq -r '.device.bytes == .total.bytes and .total.ops > 0' <<<"$out")"
+		done
+		release_image rampw-loop.img
+	else
+		skipped "--ramp window against a loop device's counters" "no loop device"
+		rm -f rampw-loop.img
+	fi
+fi
+fi
+
+# ------------------------------------------------------------ verify-reference
+# -r --verify's reference (issue 22, item 6): the seed is voted by units
+# spread over the region, so one stale unit at the start is one bad unit
+# there; and a unit names its thread's file, so swapped files fail.
+if section verify-reference; then
+"$sdb" -w -f vref -s 8m --verify >/dev/null 2>&1
+"$sdb" -w -f vother -s 1m --verify >/dev/null 2>&1
+dd if=vother of=vref bs=4k count=1 conv=notrunc status=none	# another run's unit at offset 0
+check "the file's first unit is now another run's (cmp)" 0 "$(cmp -s -n 4096 vref vother; echo $?)"
+run -r -f vref --verify --json
+check "one stale unit at the start: exit 1, 1 bad of 2048, at offset 0, corrupt" "1 2048 1 0 corrupt" \
+	"$rc $(jq -r '.verify | "\(.units) \(.bad) \(.first_bad.offset) \(.first_bad.kind)"' <<<"$out")"
+run -r -f vref --verify -q 4 -m rand -b 16k
+contains "one stale unit, -q 4 -m rand: one sdb: line, 1 bad, at offset 0" "$err" "1 of 2048 units of 4 KiB bad; the first at offset 0 of vref: corrupt"
+dd if=vother of=vref bs=4k count=1 seek=1000 conv=notrunc status=none	# and one in the middle
+run -r -f vref --verify --json
+check "two stale units: 2 bad" "1 2" "$rc $(jq '.verify.bad' <<<"$out")"
+rm -f vref vother
+"$sdb" -w -f vswap -j 2 -s 4m --verify >/dev/null 2>&1
+run -r -f vswap -j 2 --verify --json
+check "-j 2 files as written: clean" "0 0" "$rc $(jq '.verify.bad' <<<"$out")"
+mv vswap.0 vswap.t && mv vswap.1 vswap.0 && mv vswap.t vswap.1
+run -r -f vswap -j 2 --verify --json
+check "-j 2 files swapped: exit 1, every unit misplaced" "1 2048 2048" \
+	"$rc $(jq -r '.verify | "\(.bad) \(.kinds.misplaced)"' <<<"$out")"
+contains "-j 2 files swapped: the line says whose data it is" "$err" "misplaced (the data thread 1 wrote into its own file"
+rm -f vswap.0 vswap.1
+fi
+
+# ------------------------------------------------------------ plan-less-than-a-block
+# A size smaller than one block (issue 22, item 7): with -b given (or
+# random mode's 4k) a usage error; without -b the block is the size, and
+# the header and JSON say so, not a 100-byte "1 MiB block" run.
+if section plan-less-than-a-block; then
+bad_input 2 "-s 100 B is smaller than one 4 KiB block: less than one I/O to time" -w -f lessb -s 100 -b 4k
+bad_input 2 "-s 512 KiB is smaller than one 1 MiB block" -M 50 -f lessb -s 512k -b 1m
+bad_input 2 "-s 2 KiB is smaller than one 4 KiB block (the default -b): random mode" -w -f lessb -s 2k -m rand
+check "-s under -b: nothing created" missing "$(size_of lessb)"
+run -w -f lessb -s 100 --json
+check "-s 100 without -b: one I/O of 100 bytes, block_size 100, the file 100 bytes" "0 100 1 100 100" \
+	"$rc $(jq -r '"\(.options.block_size) \(.total.ops) \(.total.bytes)"' <<<"$out") $(size_of lessb)"
+run -w -f lessb -s 100
+matches "-s 100 without -b: the header says 100 B blocks" "$out" "sdb *: write seq, 100 B blocks, 100 B per thread,*"
+head -c 100 /dev/urandom >lessb.small
+sum=$(md5sum <lessb.small)
+bad_input 2 "lessb.small: 100 B is smaller than one 4 KiB block (-b)" -r -f lessb.small -b 4k -q 2
+check "a read of a file under -b: the file unchanged" "$sum" "$(md5sum <lessb.small)"
+run -r -f lessb.small --json
+check "a read of a 100-byte file without -b: one 100-byte I/O, said so" "0 100 1 100" \
+	"$rc $(jq -r '"\(.options.block_size) \(.total.ops) \(.total.bytes)"' <<<"$out")"
+run -w -f lessb -s 64k -b 64k --json
+check "-s equal to -b: one I/O of one block" "0 1 65536" "$rc $(jq -r '"\(.total.ops) \(.total.bytes)"' <<<"$out")"
+rm -f lessb lessb.small
+fi
+
+# ------------------------------------------------------------ report-blocked-stdout
+# A report held by a full stdout pipe (issue 22, item 10): INT or TERM
+# still ends sdb (128 + n), and a reader that goes away is exit 141, as for
+# SIGPIPE.  The pipe is a FIFO whose reader never reads; the sign that sdb
+# is held is 64 KiB written (wchar of /proc/PID/io: a run that reads
+# /dev/zero writes nothing else of that size), the capacity of the pipe.
+if section report-blocked-stdout; then
+# wrote PID BYTES: PID has written at least BYTES (wchar of /proc/PID/io).
+wrote() { local n; n=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+if [ ! -r /proc/self/io ]; then
+	skipped "a report held by a full pipe" "no /proc/PID/io"
+else
+	for how in INT TERM PIPE; do
+		rm -f held.fifo && mkfifo held.fifo
+		"$sdb" -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json >held.fifo 2>held.err &
+		pid=$!
+		exec 3<held.fifo	# the reader: it never reads
+		wait_for $pid wrote $pid 65536
+		if [ $how = PIPE ]; then exec 3<&-; else kill -$how $pid; fi
+		wait_for $pid false	# until it ends (or 20 s)
+		running $pid && kill -KILL $pid
+		wait $pid; rc=$?
+		exec 3<&-
+		case $how in
+		INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
+		esac
+		check "a report held by a full pipe, then $how: sdb ends, exit $want" $want "$rc"
+		[ $how != PIPE ] && contains "held, then $how: one line says the report is cut short" "$(cat held.err)" \
+			"sdb: interrupted by SIG$how while standard output took the report"
+	done
+	rm -f held.fifo held.err
+fi
+run -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json
+check "the same report to a reader that reads: whole, valid JSON, exit 0" "0 128" "$rc $(jq '.threads | length' <<<"$out")"
+"$sdb" -r -f /dev/zero -s 2m -b 4k -m rand -j 128 --json 2>early.err | head -c 10 >/dev/null	# over 64 KiB more than head reads
+check "a report to a reader that leaves early (head -c 10): exit 141, no write error" "141 " \
+	"${PIPESTATUS[0]} $(grep -c 'write: standard output' early.err | sed 's/^0$//')"
+rm -f early.err
+fi
+
+# ------------------------------------------------------------ run-dumb-terminal
+# TERM=dumb, or no TERM (issue 22, item 12): no progress line and no escape
+# sequence on a terminal (script(1) gives the run a pty); a terminal that
+# takes them still gets the progress line.
+if section run-dumb-terminal; then
+if ! command -v script >/dev/null; then
+	skipped "the progress line and TERM" "no script(1)"
+else
+	for term in xterm dumb unset; do
+		if [ $term = unset ]; then
+			env -u TERM script -qec "'$sdb' -w -f dumbt -s 64m -b 4k -t 1.5" /dev/null >dumb.out 2>&1
+		else
+			TERM=$term script -qec "'$sdb' -w -f dumbt -s 64m -b 4k -t 1.5" /dev/null >dumb.out 2>&1
+		fi
+		escapes=$(grep -c $'\033' dumb.out)
+		if [ $term = xterm ]; then
+			check "TERM=xterm on a tty: the progress line is drawn (an escape to clear it)" true "$([ "$escapes" -gt 0 ] && echo true)"
+		else
+			check "TERM=$term on a tty: no escape sequence at all" 0 "$escapes"
+		fi
+		contains "TERM=$term: the report is there" "$(cat dumb.out)" "Thread  0 (CPU:"
+	done
+	rm -f dumbt dumb.out
+fi
+fi
+
+# ------------------------------------------------------------ options-hints
+# For a new user (issue 22, the smaller ones): -t and --ramp take units, an
+# ambiguous or mistyped long option says what it may have meant, range
+# errors name their limits, and every option of sdb.1 is an entry of its own.
+if section options-hints; then
+run -w -f hint -s 1m -b 64k -t 0.2s --json
+check "-t 0.2s: a time with its unit" "0 0.2" "$rc $(jq '.options.time_limit' <<<"$out")"
+bad_input 2 "-t 2x: time must be a positive number of seconds, at most a year (366 days): 5, 2.5, 5s, 2m or 1h" -w -f hint -t 2x
+bad_input 2 "--fsync 0: writes per fdatasync must be a whole number from 1 to 999999999" -w -f hint --fsync 0
+bad_input 2 "--q: ambiguous: --queue-depth or --quick?" -w -f hint --q 4
+bad_input 2 "--queue-dpeth: unknown option; did you mean --queue-depth?" -w -f hint --queue-dpeth 4
+run --quick=mix --explain -f "$PWD"
+check "--quick=mix is a profile, not a usage error" "0 9" "$rc $(grep -c '^fio ' <<<"$out")"
+lacks "sdb.1 no longer says --quick=mix is a usage error" "$(sed -n '/^\.BR \\-\\-quick "/,/^\.TP/p' "$man")" "has mixed I/O"
+# Each option's entry in OPTIONS that takes a value starts with .TP (else man
+# shows it inside the one before).
+untagged=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | awk '
+	/^\.BR \\-[a-zA-Z] ", " \\-\\-[a-z]/ || /^\.BR \\-\\-[a-z][a-z\\-]* " \\fI[A-Z]/ {
+		if (prev != ".TP") print $0 }
+	{ prev = $0 }' | tr '\n' ' ')
+check "sdb.1: every option entry begins with .TP (--start-at no longer inside --hosts)" "" "$untagged"
+rm -f hint
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"

@@ -320,4 +320,90 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 	}
 }
 
+TEST_CASE("parse_args: -s smaller than the -b given (or random mode's 4k) is a usage error")
+{
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "-s", "100", "-b", "4k"}, "-s 100 B is smaller than one 4 KiB block:"},
+		{{"-r", "-f", "x", "-s", "2k", "-m", "rand"}, "-s 2 KiB is smaller than one 4 KiB block (the default -b)"},
+		{{"-M", "50", "-f", "x", "-s", "1m", "-b", "2m"}, "-s 1 MiB is smaller than one 2 MiB block"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "1m"}.parse().error);	// one whole block
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "100"}.parse().error);	// no -b: the block is the size (make_plan)
+	CHECK_FALSE(Args{"-w", "-f", "x", "-s", "5m", "-b", "4m"}.parse().error);	// the last block short: fine
+}
+
+TEST_CASE("parse_args: -t and --ramp take 5s, 2m, 1h; range errors name the limits")
+{
+	CHECK(Args{"-w", "-f", "x", "-t", "5s"}.parse().opt.time_limit == 5);
+	CHECK(Args{"-w", "-f", "x", "-t", "2m"}.parse().opt.time_limit == 120);
+	CHECK(Args{"-w", "-f", "x", "-t", "1.5h"}.parse().opt.time_limit == 5400);
+	CHECK(Args{"-w", "-f", "x", "--time=2.5"}.parse().opt.time_limit == 2.5);
+	CHECK(Args{"-w", "-f", "x", "--ramp", "2m", "-t", "1"}.parse().opt.ramp == 120);
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "-t", "5x"}, "-t 5x: time must be a positive number of seconds, at most a year (366 days)"},
+		{{"-w", "-f", "x", "-t", "367d"}, "-t 367d: time must be"},
+		{{"-w", "-f", "x", "-t", "9000h"}, "-t 9000h: time must be a positive number of seconds, at most a year"},
+		{{"-w", "-f", "x", "-t", "s"}, "-t s: time must be"},
+		{{"-w", "-f", "x", "-t", "0m"}, "-t 0m: time must be"},
+		{{"-w", "-f", "x", "--ramp", "1ms"}, "--ramp 1ms: ramp must be a positive number of seconds, at most a year"},
+		{{"-w", "-f", "x", "--fsync", "1000000000"}, "--fsync 1000000000: writes per fdatasync must be a whole number from 1 to 999999999"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+}
+
+TEST_CASE("parse_args: an ambiguous long option names its candidates, an unknown one the nearest")
+{
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-w", "-f", "x", "--q", "4"}, "--q: ambiguous: --queue-depth or --quick?"},
+		{{"-w", "-f", "x", "--qu"}, "--qu: ambiguous: --queue-depth or --quick?"},
+		{{"-w", "-f", "x", "--ra", "1"}, "--ra: ambiguous: --random-buffer or --ramp?"},
+		{{"-w", "-f", "x", "--queue-dpeth", "4"}, "--queue-dpeth: unknown option; did you mean --queue-depth?"},
+		{{"-w", "-f", "x", "--verfy"}, "--verfy: unknown option; did you mean --verify?"},
+		{{"-w", "-f", "x", "--blocksize=4k"}, "--blocksize: unknown option; did you mean --block-size?"},
+		{{"-w", "-f", "x", "--nope"}, "--nope: unknown option; see sdb --help"},
+		{{"-w", "-f", "x", "-x"}, "-x: unknown option; see sdb --help"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+	CHECK(Args{"-w", "-f", "x", "--que", "4"}.parse().opt.queue_depth == 4);	// a prefix of one option: that one
+	CHECK(edit_distance("queue-dpeth", "queue-depth") == 1);
+	CHECK(edit_distance("", "abc") == 3);
+}
+
+TEST_CASE("start_late_warning: a clock jump during --start-at's wait is not blamed on the preparation")
+{
+	const std::int64_t s = 1000000000, at = 1764500000 * s;
+	std::string slow = start_late_warning(at, at + 3 * s, 3 * s);	// ready 3 s after the time
+	CHECK(slow == "--start-at: the time was 3.000 s past when the threads were ready; the run started at once");
+	std::string jump = start_late_warning(at, at - 5 * s, 3600 * s);	// ready 5 s early; the clock set an hour on
+	CHECK(jump.find("the barrier opened 3600.000 s past the time, though the threads were ready 5.000 s before it") !=
+	      std::string::npos);
+	CHECK(jump.find("the real-time clock jumped forward (or sdb was stopped) during the wait") != std::string::npos);
+	CHECK(jump.find("past when the threads were ready") == std::string::npos);
+}
+
 } // TEST_SUITE("options")

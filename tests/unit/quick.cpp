@@ -6,8 +6,13 @@
 
 #include "helpers.h"
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 TEST_SUITE("quick") {
 
@@ -92,6 +97,36 @@ TEST_CASE("median and spread of the quick suite")
 	CHECK(s.median == 200);
 	CHECK(s.min == 100);
 	CHECK(s.max == 300);
+}
+
+TEST_CASE("quick_run: a signal taken between two runs (in allocate_buffers) is an interruption, not an error")
+{
+	char dir[] = "/tmp/sdb-unit-quick.XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	const std::string path = std::string(dir) + "/t";
+	{
+		std::vector<char> data(1 << 20, 'x');
+		FILE *f = std::fopen(path.c_str(), "w");
+		REQUIRE(f);
+		REQUIRE(std::fwrite(data.data(), 1, data.size(), f) == data.size());
+		std::fclose(f);
+	}
+	Options o;
+	o.op = Options::Op::read;
+	o.file = path;
+	o.block_size = 64 * KiB;
+	o.size = MiB;
+	{
+		SignalScope scope;
+		REQUIRE_FALSE(scope.error());
+		REQUIRE(raise(SIGINT) == 0);	// blocked: it waits in the signalfd, as a Ctrl-C after the last run's end
+		QuickOutcome out = quick_run(o, nullptr, scope.waiter, RunId{1, "RND4K Q1T1 read, run 2 of 3: "}, nullptr);
+		CHECK_MESSAGE(!out.error, out.error.msg);
+		CHECK(out.interrupted);
+		CHECK(scope.waiter.exit_status() == 130);
+	}
+	std::remove(path.c_str());
+	rmdir(dir);
 }
 
 } // TEST_SUITE("quick")

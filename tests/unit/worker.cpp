@@ -164,4 +164,17 @@ TEST_CASE("rotation keeps the direct-I/O alignment")
 	CHECK(rotation(w, 7) == 0);
 }
 
+TEST_CASE("-q refused for memory under a small RLIMIT_MEMLOCK: the error says ulimit -l")
+{
+	Error refused = runtime_error("-q 32: io_uring is not available: %s", std::strerror(ENOMEM));
+	Error e = memlock_hint(refused, 64 * 1024);
+	CHECK(e.status == refused.status);
+	CHECK(e.msg.find("-q 32: io_uring is not available: ") == 0);
+	CHECK(e.msg.find("the locked-memory limit is 64 KiB: raise it with ulimit -l") != std::string::npos);
+	CHECK(e.msg.find('\n') == std::string::npos);
+	CHECK(memlock_hint(refused, RLIM_INFINITY).msg == refused.msg);	// no limit: not the cause
+	Error other = runtime_error("-q 32: io_uring is not available: %s", std::strerror(EPERM));
+	CHECK(memlock_hint(other, 64 * 1024).msg == other.msg);
+}
+
 } // TEST_SUITE("worker")
