@@ -1785,6 +1785,27 @@ s = sum(m[i] for i in range(0, len(m), 4096)); open(sys.argv[2], "w").write("hel
 	fi
 	release_image metal.img
 	mnt=
+	# A FUSE daemon over a block device (ntfs-3g) reads the device for sdb:
+	# its I/O counts as sdb's own, not another process's.
+	truncate -s 320m metal-ntfs.img
+	mkdir -p "$work/ntfs"
+	if ! command -v mkfs.ntfs >/dev/null || ! command -v ntfs-3g >/dev/null; then
+		skipped "a FUSE daemon's bytes are sdb's" "mkfs.ntfs or ntfs-3g not installed"
+	elif loop=$(losetup -f --show --direct-io=on metal-ntfs.img 2>/dev/null) && mkfs.ntfs -Q -F -q "$loop" >/dev/null 2>&1 &&
+		ntfs-3g "$loop" "$work/ntfs" 2>/dev/null; then
+		mnt=$work/ntfs name=${loop#/dev/}
+		"$sdb" -w -f "$mnt/n" -s 64m -R >/dev/null 2>&1
+		l0=$(sectors "$name" 3)
+		run -r -f "$mnt/n" --json
+		l1=$(sectors "$name" 3)
+		check "ntfs-3g: the daemon's reads are sdb's: the kernel saw the claim, verified, other_bytes under 10%" "true true true" \
+			"$(jq --argjson l $((l1 - l0)) -r '.total.bytes as $t | "\($l >= 0.9 * $t) \(.device.verified) \(.device.other_bytes | type == "number" and . < 0.1 * $t)"' <<<"$out")"
+		unmount "$mnt"
+		mnt=
+	else
+		skipped "a FUSE daemon's bytes are sdb's" "loop device, mkfs.ntfs or ntfs-3g failed"
+	fi
+	release_image metal-ntfs.img
 	# A paravirtual disk says the host's cache may sit below it (-v).
 	wdisk=$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$work")")
 	[ -f "$wdisk/partition" ] && wdisk=$(dirname "$wdisk")
