@@ -424,34 +424,43 @@ std::string no_device_reason(const Plan &plan)
 		      major(plan.fs_dev), minor(plan.fs_dev));
 }
 
-// overlayfs mounted with st_dev dev: its upper directory (the "upperdir="
-// of its super options in mountinfo), "" when none is found.
-std::string overlay_upper_dir(dev_t dev, const std::string &mountinfo = "/proc/self/mountinfo")
+// The upper directory of the overlayfs mount that holds path ("upperdir="
+// in its super options in mountinfo): the mount whose st_dev is dev (a
+// directory's), else the deepest overlay mount point above path (a file's
+// st_dev is a per-layer one); "" when none is found.
+std::string overlay_upper_dir(dev_t dev, const std::string &path,
+			      const std::string &mountinfo = "/proc/self/mountinfo")
 {
 	std::ifstream in(mountinfo);
-	std::string line;
+	std::string line, upper, deepest;
 	while (std::getline(in, line)) {
 		std::istringstream fields(line);
-		std::string id, parent, numbers, word, type, source, options;
-		fields >> id >> parent >> numbers;
-		unsigned ma = 0, mi = 0;
-		if (std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) != 2 || makedev(ma, mi) != dev)
-			continue;
+		std::string id, parent, numbers, root, point, word, type, source, options;
+		fields >> id >> parent >> numbers >> root >> point;
 		while (fields >> word && word != "-")
 			continue;
 		if (!(fields >> type >> source >> options) || type != "overlay")
 			continue;
+		point = unescape_mount_field(point);
+		unsigned ma = 0, mi = 0;
+		bool same_dev = std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) == 2 && makedev(ma, mi) == dev;
+		bool above = path == point || path.compare(0, point.size() + 1, point == "/" ? "/" : point + "/") == 0;
+		if (!same_dev && !(above && point.size() > deepest.size()))
+			continue;
+		deepest = point;
 		for (std::size_t at = 0; at < options.size();) {
 			std::size_t comma = options.find(',', at);
 			std::string opt = options.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
 			if (opt.rfind("upperdir=", 0) == 0)
-				return unescape_mount_field(opt.substr(9));
+				upper = unescape_mount_field(opt.substr(9));
 			if (comma == std::string::npos)
 				break;
 			at = comma + 1;
 		}
+		if (same_dev)
+			return upper;
 	}
-	return "";
+	return upper;
 }
 
 // overlayfs (every container's root): its files have an anonymous st_dev,
@@ -461,7 +470,9 @@ std::optional<Device> overlay_device(const Plan &plan)
 {
 	if (plan.fs_type != 0x794c7630)
 		return std::nullopt;
-	std::string upper = overlay_upper_dir(plan.fs_dev);
+	const Target &t = plan.targets[0];
+	std::string where = real_path(t.kind == Kind::missing ? dirname_of(t.path) : t.path);
+	std::string upper = overlay_upper_dir(plan.fs_dev, where);
 	struct stat st {};
 	if (upper.empty() || stat(upper.c_str(), &st) != 0)
 		return std::nullopt;

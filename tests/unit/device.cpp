@@ -254,10 +254,11 @@ TEST_CASE("overlay_upper_dir: the upperdir of an overlay mount's super options, 
 		"99 22 0:53 / /other rw,relatime - overlay overlay rw,lowerdir=/l2,upperdir=/u2,workdir=/w2\n";
 	REQUIRE(write(fd, info.data(), info.size()) == static_cast<ssize_t>(info.size()));
 	close(fd);
-	CHECK(overlay_upper_dir(makedev(0, 52), tmpl) == "/up dir");
-	CHECK(overlay_upper_dir(makedev(0, 53), tmpl) == "/u2");
-	CHECK(overlay_upper_dir(makedev(254, 0), tmpl) == "");	// not an overlay
-	CHECK(overlay_upper_dir(makedev(0, 54), tmpl) == "");	// not mounted
+	CHECK(overlay_upper_dir(makedev(0, 52), "/merged", tmpl) == "/up dir");
+	CHECK(overlay_upper_dir(makedev(0, 53), "/other", tmpl) == "/u2");
+	CHECK(overlay_upper_dir(makedev(0, 60), "/other/sub/f", tmpl) == "/u2");	// a file's own st_dev: by its path
+	CHECK(overlay_upper_dir(makedev(0, 60), "/otherwise/f", tmpl) == "");
+	CHECK(overlay_upper_dir(makedev(254, 0), "/data/f", tmpl) == "");	// not an overlay
 	unlink(tmpl);
 }
 
