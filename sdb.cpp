@@ -25,6 +25,7 @@
 #include "src/uring.h"	// Ring: io_uring through raw syscalls
 #include "src/worker.h"	// Worker: prepare, the timed loops, the final fdatasync
 #include "src/device.h"	// the block device under the target, counters, holes, link
+#include "src/stack.h"	// the stack below the device, sdb's own I/O, CPU quotas
 #include "src/run.h"	// barrier, supervisor, signals, Totals: execute()
 #include "src/checks.h"	// memory ceiling, warnings, the Verdict: judge()
 #include "src/verify.h"	// --verify's read-back and its summary

@@ -1,7 +1,9 @@
 // checks: what a run's numbers are worth.  The memory ceiling (-T and the
 // cheap copy check), warnings on the target before the run and on the
 // numbers after it, and the Verdict: the device's counters against the
-// bytes claimed, busy time, and what limited the run (judge).
+// bytes claimed (sdb's own share of them, and every level of the stack
+// below), busy time, and what limited the run, a CPU quota included
+// (judge); syncs faster than the device can make data stable.
 #pragma once
 
 #include "base.h"
@@ -10,6 +12,7 @@
 #include "buffer.h"
 #include "device.h"
 #include "worker.h"
+#include "stack.h"
 #include "run.h"
 
 #include <algorithm>
@@ -349,6 +352,16 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	return w;
 }
 
+// One level of the stack in the verdict (JSON device.stack): what a
+// device saw in the test's direction and its share of the bytes claimed.
+struct Level {
+	std::string name, path;
+	bool measured = false;		// counters read at both ends
+	std::uint64_t bytes = 0;
+	double delivered = 0;		// a mix: the lesser of its sides' shares
+	std::string reason;		// not measured: why
+};
+
 // What a run's numbers are worth, against the device's counters.
 struct Verdict {
 	Device device;
@@ -363,6 +376,14 @@ struct Verdict {
 	bool confirmed = false;		// the device saw at least 90% of the bytes claimed
 	std::string reason;		// why not confirmed ("" when it is)
 	std::string causes;		// delivered under 0.90: what may have served the rest
+	std::vector<Level> stack;	// the target's device first, then each level below it
+	std::vector<Device> below;	// the devices of those levels
+	std::optional<std::uint64_t> own;	// sdb's own bytes in the test's direction (/proc/self/io)
+	std::optional<std::uint64_t> other_bytes;	// the device's bytes that were not sdb's
+	const char *others = "other processes";	// who they may be: "metadata or other processes" on a file system
+	Throttled throttle;		// a CPU quota's throttling during the run
+	std::uint64_t sync_median_ns = 0;	// --fsync: the median fdatasync; -S: the median write
+	std::uint64_t write_median_ns = 0;	// --fsync: the median write between them
 };
 
 // The largest share of its own wall time a thread spent on a CPU, and
@@ -380,6 +401,38 @@ double busiest_thread(const Shared &s, unsigned &id)
 	return most;
 }
 
+// The level below the target's device that saw least of the claim, or
+// none (-1) when every level saw at least what the top did.
+int weakest_level(const Verdict &v)
+{
+	int weakest = -1;
+	double least = v.stack.empty() ? v.delivered : v.stack[0].delivered;
+	for (std::size_t i = 1; i < v.stack.size(); i++) {
+		double share = v.stack[i].measured ? v.stack[i].delivered : 0;
+		if (share < least) {
+			least = share;
+			weakest = static_cast<int>(i);
+		}
+	}
+	return weakest;
+}
+
+// A CPU quota held the run back: its cgroup was throttled for at least 5%
+// of the run's wall time (a few periods at the start are noise).
+bool quota_bound(const Verdict &v, double seconds)
+{
+	return v.throttle.quota && v.throttle.periods > 0 && v.throttle.ns >= 0.05 * seconds * 1e9;
+}
+
+// The quota in words: which cgroup, how much CPU it grants, how long it held sdb.
+std::string quota_words(const Verdict &v)
+{
+	const CpuQuota &q = *v.throttle.quota;
+	return format("the CPU quota of cgroup %s (%s: %.2f CPU) throttled sdb %" PRIu64 " times, %.2f s in all; "
+		      "more -q or -j cannot go faster", q.dir.c_str(), q.how.c_str(), q.cpus, v.throttle.periods,
+		      v.throttle.ns / 1e9);
+}
+
 // The first limit that applies: memory, device, link, cpu, latency;
 // unknown where no counters rule out the device, or where the device did
 // not see the bytes (its latency then says nothing about the rate).
@@ -392,13 +445,18 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	if (o.cached || on_memory_fs(plan)) {
 		v.limit = "memory";
 		v.limit_why = o.cached ? "the page cache, by request" : fs_name(plan.fs_type) + " keeps files in memory";
-	} else if (v.measured && v.busy >= 0.9) {
+		if (quota_bound(v, seconds))
+			v.limit = "cpu", v.limit_why = quota_words(v);
+	} else if (v.measured && v.busy >= 0.9 && weakest_level(v) < 0) {	// busy, not serving a cache below
 		v.limit = "device";
 		v.limit_why = "busy for the whole run";
 	} else if (v.device.link && moved >= 0.9 * v.device.link->bytes_per_second) {
 		v.limit = "link";
 		v.limit_why = format("%s at most, %s: %s", format_rate(v.device.link->bytes_per_second).c_str(),
 				     v.device.link->how.c_str(), format_rate(moved).c_str());
+	} else if (quota_bound(v, seconds)) {
+		v.limit = "cpu";
+		v.limit_why = quota_words(v);
 	} else if (cpu >= 0.9) {
 		v.limit = "cpu";
 		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
@@ -461,6 +519,145 @@ void judge_mix(const Totals &t, const DiskDelta &d, Verdict &v)
 	}
 }
 
+// The share of a claim that a device's delta covers in the test's
+// direction; a mix: each side against its own claim, the lesser share.
+double level_share(const Options &o, const Totals &t, std::uint64_t read, std::uint64_t written)
+{
+	auto share = [](std::uint64_t seen, std::uint64_t claimed) {
+		return static_cast<double>(seen) / static_cast<double>(claimed);
+	};
+	if (!is_mix(o))
+		return t.bytes ? share(is_write(o) ? written : read, t.bytes) : 0;
+	double least = -1;
+	if (t.read_bytes)
+		least = share(read, t.read_bytes);
+	if (t.write_bytes)
+		least = least < 0 ? share(written, t.write_bytes) : std::min(least, share(written, t.write_bytes));
+	return std::max(least, 0.0);
+}
+
+// sdb's own share of the device's bytes (its process I/O accounting, with
+// a FUSE daemon's that serves it): the rest is other processes' or the
+// file system's own (metadata, the journal), which sdb's accounting does
+// not hold.  Delivery is judged on sdb's share where it is known.
+void judge_own(const Plan &plan, const Execution &ex, const DiskDelta &d, Verdict &v)
+{
+	const Options &o = plan.opt;
+	std::optional<ProcIo> own = own_delta(ex.result.counters_before.own, ex.result.counters_after.own);
+	if (!own)
+		return;
+	std::uint64_t own_read = own->read_bytes;
+	std::uint64_t own_write = own->write_bytes - std::min(own->write_bytes, own->cancelled_write_bytes);
+	std::uint64_t read = std::min(d.read_bytes, own_read), written = std::min(d.write_bytes, own_write);
+	v.own = is_mix(o) ? read + written : is_write(o) ? written : read;
+	v.other_bytes = is_mix(o) ? d.read_bytes - read + d.write_bytes - written
+				  : is_write(o) ? d.write_bytes - written : d.read_bytes - read;
+	v.delivered = level_share(o, ex.totals, read, written);
+	if (plan.targets[0].kind != Kind::block)
+		v.others = "metadata or other processes";
+}
+
+// Each level below the target's device: what it saw, against the claim.
+void judge_stack(const Plan &plan, const Execution &ex, Verdict &v)
+{
+	const Watch &w = ex.result.watch;
+	for (std::size_t i = 0; i < w.below.size(); i++) {
+		const Device &dev = w.below[i];
+		Level l{dev.name, dev.path, false, 0, 0, dev.reason};
+		std::optional<DiskDelta> d;
+		if (i < ex.result.counters_before.below.size() && i < ex.result.counters_after.below.size())
+			d = disk_delta(ex.result.counters_before.below[i], ex.result.counters_after.below[i]);
+		if (d) {
+			l.measured = true;
+			l.bytes = is_mix(plan.opt) ? d->read_bytes + d->write_bytes
+						   : is_write(plan.opt) ? d->write_bytes : d->read_bytes;
+			l.delivered = level_share(plan.opt, ex.totals, d->read_bytes, d->write_bytes);
+		} else if (l.reason.empty()) {
+			l.reason = format("the counters of %s could not be read at both ends", dev.name.c_str());
+		}
+		v.stack.push_back(l);
+		v.below.push_back(dev);
+	}
+}
+
+// What a level below may have kept from its device: a buffered loop
+// device's backing file's page cache; memory, for a backing file on tmpfs.
+std::string level_cause(const Verdict &v, int level)
+{
+	const Device &above = level == 1 ? v.device : v.below[static_cast<std::size_t>(level) - 2];
+	const Level &l = v.stack[static_cast<std::size_t>(level)];
+	if (!l.measured)
+		return format("%s's backing file %s is not on a block device it can be counted on", above.name.c_str(),
+			      above.backing_file.c_str());
+	return format("the page cache of %s's backing file %s%s", above.name.c_str(), above.backing_file.c_str(),
+		      above.loop_dio == std::optional<bool>(false) ? " (a buffered loop device, loop/dio 0)" : "");
+}
+
+// The stack's verdict over the top's: bytes a level below did not see
+// were not delivered (served from its backing file's page cache).
+void judge_levels(Verdict &v)
+{
+	int weakest = weakest_level(v);
+	if (weakest < 0)
+		return;
+	const Level &l = v.stack[static_cast<std::size_t>(weakest)];
+	v.delivered = l.measured ? l.delivered : 0;
+	v.confirmed = v.claimed > 0 && v.delivered >= 0.9;
+	if (v.confirmed)
+		return;
+	v.reason = l.measured ? format("%s, below %s, saw %.0f%% of the bytes claimed", l.name.c_str(),
+				       v.device.name.c_str(), l.delivered * 100)
+			      : format("%s: %s", v.device.name.c_str(), l.reason.c_str());
+	v.causes = level_cause(v, weakest) + (v.causes.empty() ? "" : "; " + v.causes);
+}
+
+// The medians a sync's durability is judged on: --fsync's fdatasyncs
+// against the writes between them; -S: every write is a sync.
+void judge_syncs(const Plan &plan, const Shared &s, Verdict &v)
+{
+	const Options &o = plan.opt;
+	if (!writes_target(o) || (!o.fsync_every && !o.sync))
+		return;
+	Histogram syncs, writes;
+	for (auto &w : s.workers) {
+		if (w->sync_latency)
+			syncs.merge(*w->sync_latency);
+		writes.merge(w->write_latency ? *w->write_latency : w->latency);
+	}
+	v.write_median_ns = writes.count() ? writes.percentile(0.5) : 0;
+	v.sync_median_ns = o.fsync_every ? (syncs.count() ? syncs.percentile(0.5) : 0) : v.write_median_ns;
+}
+
+// The device a sync's data must reach to be stable: the bottom of the stack.
+const Device &bottom_device(const Verdict &v)
+{
+	return v.below.empty() || v.below.back().stats.empty() ? v.device : v.below.back();
+}
+
+// Syncs faster than the device can make data stable: a rotational disk
+// cannot write a block and its metadata in under ~1 ms (a revolution at
+// 15000 rpm is 4 ms), and on any device a flush that costs nothing beyond
+// a write has reached no stable medium the write did not.
+std::string sync_warning(const Plan &plan, const Verdict &v)
+{
+	const Device &d = bottom_device(v);
+	if (!v.measured || !v.sync_median_ns || d.stats.empty())
+		return "";
+	const char *what = plan.opt.fsync_every ? "fdatasync" : "O_SYNC write (-S)";
+	std::string cache = format("write cache %s, FUA %s", d.write_cache.empty() ? "unknown" : d.write_cache.c_str(),
+				   !d.fua ? "unknown" : *d.fua ? "yes" : "no");
+	std::string why;
+	if (d.rotational == std::optional<bool>(true) && v.sync_median_ns < 1000000)
+		why = format("%s is rotational, and no spinning disk makes data stable in under ~1 ms", d.name.c_str());
+	else if (plan.opt.fsync_every && v.write_median_ns && v.sync_median_ns <= v.write_median_ns)
+		why = format("no slower than the median write (%s)", format_ns(v.write_median_ns).c_str());
+	if (why.empty())
+		return "";
+	return format("the median %s took %s on %s (%s): %s; the flush may stop in a volatile cache%s",
+		      what, format_ns(v.sync_median_ns).c_str(), d.name.c_str(), cache.c_str(), why.c_str(),
+		      d.paravirtual.empty() ? "" : format(" (%s: the host's cache may sit below it)", d.paravirtual.c_str()).c_str());
+}
+
 // Device bytes against claimed bytes, busy time, and the limit.  seconds:
 // the run's wall time, the window's start to the last thread's end.
 Verdict judge(const Plan &plan, const Execution &ex)
@@ -484,14 +681,24 @@ Verdict judge(const Plan &plan, const Execution &ex)
 		if (is_mix(plan.opt))
 			judge_mix(ex.totals, *d, v);
 		v.busy = seconds > 0 ? std::min(1.0, d->busy_ms / 1e3 / seconds) : 0;
+		if (v.claimed)
+			judge_own(plan, ex, *d, v);
 		v.confirmed = v.claimed > 0 && v.delivered >= 0.9;
 		if (v.claimed == 0)
 			v.reason = "nothing was claimed";
+		else if (!v.confirmed && v.own)
+			v.reason = format("the device saw %.0f%% of the bytes claimed from sdb itself", v.delivered * 100);
 		else if (!v.confirmed)
 			v.reason = format("the device saw %.0f%% of the bytes claimed", v.delivered * 100);
 		if (!v.confirmed && v.claimed)
 			v.causes = likely_causes(plan, hollow_share(plan));
+		v.stack.push_back(Level{device.name, device.path, true, v.bytes, v.delivered, ""});
+		judge_stack(plan, ex, v);
+		if (v.claimed)
+			judge_levels(v);
 	}
+	v.throttle = throttled(ex.result.watch, ex.result.counters_before, ex.result.counters_after);
+	judge_syncs(plan, ex.shared, v);
 	find_limit(plan, ex.shared, seconds, v);
 	return v;
 }
@@ -512,10 +719,21 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 {
 	std::vector<std::string> w;
 	const char *op = is_mix(plan.opt) ? "read and written" : is_write(plan.opt) ? "written" : "read";
+	int weakest = weakest_level(v);
+	const Level &seen = weakest < 0 || v.stack.empty() ? Level{v.device.name, "", true, v.own.value_or(v.bytes), v.delivered, ""}
+							   : v.stack[static_cast<std::size_t>(weakest)];
 	if (v.measured && v.claimed && !v.confirmed)
-		w.push_back(format("%s saw %s %s of the %s claimed (%.0f%%); likely causes: %s", v.device.name.c_str(),
-				   format_bytes(v.bytes).c_str(), op, format_bytes(v.claimed).c_str(), v.delivered * 100,
-				   v.causes.c_str()));
+		w.push_back(format("%s saw %s %s of the %s claimed%s (%.0f%%); likely causes: %s", seen.name.c_str(),
+				   format_bytes(seen.bytes).c_str(), op, format_bytes(v.claimed).c_str(),
+				   weakest < 0 && v.own ? " from sdb" : "", v.delivered * 100, v.causes.c_str()));
+	if (v.measured && v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed)
+		w.push_back(format("%s moved %s %s during the run that were not sdb's (%.0f%% of the %s claimed): %s; "
+				   "the device was shared, its busy time is not sdb's alone and the rate is a lower bound",
+				   v.device.name.c_str(), format_bytes(*v.other_bytes).c_str(), op,
+				   100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed),
+				   format_bytes(v.claimed).c_str(), v.others));
+	if (std::string sync = sync_warning(plan, v); !sync.empty())
+		w.push_back(sync);
 	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);
 	if (!v.measured && !plan.opt.cached && !v.device.reason.empty() && (fuse_fs(plan.fs_type) || network_fs(type)))
 		w.push_back(format("unverifiable: %s; its numbers may come from the %s's cache", v.device.reason.c_str(),

@@ -1,7 +1,9 @@
 // device: what the target sits on.  The block device under it in sysfs
-// (partitions, dm, md, loop, btrfs's several), the link ceiling (PCIe,
-// SATA, USB), the stat counters and their deltas, holes and unwritten
-// extents before a read, memory-backed disks, and -v's Environment.
+// (partitions, dm, md, loop, btrfs's several; overlayfs: its upper
+// directory's), the link ceiling (PCIe, SATA, USB), the queue's write
+// cache, FUA and rotational flags, a paravirtual disk's driver, the stat
+// counters and their deltas, holes and unwritten extents before a read,
+// memory-backed disks, and -v's Environment.
 #pragma once
 
 #include "base.h"
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -30,6 +33,7 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -137,7 +141,14 @@ struct Device {
 	std::vector<std::string> slaves;	// what a dm or md device is made of (-v)
 	std::vector<std::string> disks;	// the whole disks at the bottom (-v)
 	std::string backing_file;	// a loop device's
+	std::optional<bool> loop_dio;	// a loop device's loop/dio: false, buffered, reads its file's page cache
 	std::optional<Link> link;
+	std::string write_cache;	// queue/write_cache: "write back", "write through", "" unknown
+	std::optional<bool> fua;	// queue/fua: the device takes Force Unit Access writes
+	std::optional<bool> rotational;	// queue/rotational
+	std::string paravirtual;	// the driver of a virtual disk (virtio_blk, xen-blkfront...): the
+					// host's cache may sit below it; "" for any other
+	std::string overlay_upper;	// overlayfs: the upper directory whose device this is
 	std::string reason;		// no device: why not (stats is empty)
 };
 
@@ -288,6 +299,44 @@ void bottom_disks(const std::string &dir, std::vector<std::string> &disks, unsig
 	}
 }
 
+// The driver of a paravirtual disk (the guest's half of a device the
+// hypervisor emulates, whose writes the host may cache), known by the
+// driver the disk's device is bound to, or a virtio device above it
+// (virtio_scsi); "" for a disk of any other kind.
+std::string paravirtual_driver(const std::string &disk)
+{
+	std::string driver = base_name(real_path(disk + "/device/driver"));
+	for (const char *pv : {"virtio_blk", "xen-blkfront", "vbd", "hv_storvsc", "vmw_pvscsi", "virtio_scsi", "nvme-fc"})
+		if (driver == pv)
+			return driver;
+	if (disk.find("/virtio") != std::string::npos)
+		return "virtio";
+	return "";
+}
+
+// A 0/1 sysfs flag; nothing when the file is missing or says otherwise.
+std::optional<bool> sysfs_flag(const std::string &path)
+{
+	std::string v = read_line(path);
+	if (v == "0" || v == "1")
+		return v == "1";
+	return std::nullopt;
+}
+
+// The queue flags of a device (a partition's are its disk's): the write
+// cache, FUA, rotational; a loop device's direct-I/O mode.
+void read_queue(const std::string &dir, Device &d)
+{
+	std::string queue = (access((dir + "/partition").c_str(), F_OK) == 0 ? dirname_of(dir) : dir) + "/queue";
+	d.write_cache = read_line(queue + "/write_cache");
+	if (d.write_cache != "write back" && d.write_cache != "write through")
+		d.write_cache.clear();
+	d.fua = sysfs_flag(queue + "/fua");
+	d.rotational = sysfs_flag(queue + "/rotational");
+	if (!d.backing_file.empty())
+		d.loop_dio = sysfs_flag(dir + "/loop/dio");
+}
+
 // One block device, by its sysfs directory: a partition, dm or md device
 // counts as itself; the link is the one of the disk below, if one.
 Device device_at(const std::string &dir)
@@ -305,6 +354,10 @@ Device device_at(const std::string &dir)
 		d.disks.push_back(base_name(disk));
 	if (disks.size() == 1)
 		d.link = link_of(disks[0]);
+	read_queue(dir, d);
+	for (const std::string &disk : disks)
+		if (d.paravirtual.empty())
+			d.paravirtual = paravirtual_driver(disk);
 	return d;
 }
 
@@ -371,6 +424,66 @@ std::string no_device_reason(const Plan &plan)
 		      major(plan.fs_dev), minor(plan.fs_dev));
 }
 
+// The upper directory of the overlayfs mount that holds path ("upperdir="
+// in its super options in mountinfo): the mount whose st_dev is dev (a
+// directory's), else the deepest overlay mount point above path (a file's
+// st_dev is a per-layer one); "" when none is found.
+std::string overlay_upper_dir(dev_t dev, const std::string &path,
+			      const std::string &mountinfo = "/proc/self/mountinfo")
+{
+	std::ifstream in(mountinfo);
+	std::string line, upper, deepest;
+	while (std::getline(in, line)) {
+		std::istringstream fields(line);
+		std::string id, parent, numbers, root, point, word, type, source, options;
+		fields >> id >> parent >> numbers >> root >> point;
+		while (fields >> word && word != "-")
+			continue;
+		if (!(fields >> type >> source >> options) || type != "overlay")
+			continue;
+		point = unescape_mount_field(point);
+		unsigned ma = 0, mi = 0;
+		bool same_dev = std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) == 2 && makedev(ma, mi) == dev;
+		bool above = path == point || path.compare(0, point.size() + 1, point == "/" ? "/" : point + "/") == 0;
+		if (!same_dev && !(above && point.size() > deepest.size()))
+			continue;
+		deepest = point;
+		for (std::size_t at = 0; at < options.size();) {
+			std::size_t comma = options.find(',', at);
+			std::string opt = options.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+			if (opt.rfind("upperdir=", 0) == 0)
+				upper = unescape_mount_field(opt.substr(9));
+			if (comma == std::string::npos)
+				break;
+			at = comma + 1;
+		}
+		if (same_dev)
+			return upper;
+	}
+	return upper;
+}
+
+// overlayfs (every container's root): its files have an anonymous st_dev,
+// and what sdb writes lands in the upper directory (a file is copied up
+// there when first written): that directory's device stands for it.
+std::optional<Device> overlay_device(const Plan &plan)
+{
+	if (plan.fs_type != 0x794c7630)
+		return std::nullopt;
+	const Target &t = plan.targets[0];
+	std::string where = real_path(t.kind == Kind::missing ? dirname_of(t.path) : t.path);
+	std::string upper = overlay_upper_dir(plan.fs_dev, where);
+	struct stat st {};
+	if (upper.empty() || stat(upper.c_str(), &st) != 0)
+		return std::nullopt;
+	std::string dir = real_path(sysfs_dev(st.st_dev));
+	if (dir.empty() || access((dir + "/stat").c_str(), R_OK) != 0)
+		return std::nullopt;
+	Device d = device_at(dir);
+	d.overlay_upper = upper;
+	return d;
+}
+
 // The device under the target: a block device itself, else the one of its
 // file system; or none, with the reason.
 Device find_device(const Plan &plan)
@@ -391,6 +504,9 @@ Device find_device(const Plan &plan)
 		if (!fsid.empty())
 			return btrfs_devices(fsid);
 	}
+	if (t.kind != Kind::block)
+		if (std::optional<Device> upper = overlay_device(plan))
+			return *upper;
 	std::string dir = real_path(sysfs_dev(plan.fs_dev));
 	if (!dir.empty() && access((dir + "/stat").c_str(), R_OK) == 0)
 		return device_at(dir);

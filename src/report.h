@@ -259,9 +259,49 @@ void print_device_detail(std::FILE *out, const Device &d)
 		detail += ", disk" + std::string(d.disks.size() == 1 ? " " : "s ") + list(d.disks);
 	if (!d.backing_file.empty())
 		detail += ", backing file " + printable(d.backing_file);
+	if (d.loop_dio)
+		detail += *d.loop_dio ? " (direct I/O)" : " (buffered, loop/dio 0: its page cache may serve reads)";
+	if (!d.overlay_upper.empty())
+		detail += ", overlayfs upper directory " + printable(d.overlay_upper);
 	detail += d.link ? format(", link %s: %s", d.link->how.c_str(), format_rate(d.link->bytes_per_second).c_str())
 			 : ", no link ceiling in sysfs";
+	detail += format(", write cache %s, FUA %s", d.write_cache.empty() ? "unknown" : d.write_cache.c_str(),
+			 !d.fua ? "unknown" : *d.fua ? "yes" : "no");
+	if (!d.paravirtual.empty())
+		detail += format(", paravirtual (%s): the host's cache may sit below it", d.paravirtual.c_str());
 	std::fprintf(out, "Device detail: %s\n", detail.c_str());
+}
+
+// With -v: each level of the stack below the device, what it saw.
+void print_stack_detail(std::FILE *out, const Verdict &v)
+{
+	for (std::size_t i = 1; i < v.stack.size(); i++) {
+		const Level &l = v.stack[i];
+		if (l.measured)
+			std::fprintf(out, "Below: %s, %s (%.0f%% of the claim)\n", l.name.c_str(),
+				     format_bytes(l.bytes).c_str(), l.delivered * 100);
+		else
+			std::fprintf(out, "Below: uncounted: %s\n", l.reason.c_str());
+		if (i - 1 < v.below.size())
+			print_device_detail(out, v.below[i - 1]);
+	}
+}
+
+// What else the Device line says: a level below that saw less than the
+// device, and the bytes that were not sdb's when they are over 10%.
+std::string verdict_extras(const Verdict &v)
+{
+	std::string s;
+	int weakest = weakest_level(v);
+	if (weakest > 0) {
+		const Level &l = v.stack[static_cast<std::size_t>(weakest)];
+		s += l.measured ? format(", below it %s saw %s (%.0f%%)", l.name.c_str(), format_bytes(l.bytes).c_str(),
+					 l.delivered * 100)
+				: std::string(", below it uncounted");
+	}
+	if (v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed)
+		s += format(", %s of it by %s", format_bytes(*v.other_bytes).c_str(), v.others);
+	return s;
 }
 
 // "1.00 GiB read", or for a mix each side against its own claim: "700 MiB
@@ -285,17 +325,19 @@ void print_verdict(std::FILE *out, const Report &r)
 {
 	const Verdict &v = *r.verdict;
 	if (v.measured && is_mix(r.plan->opt))
-		std::fprintf(out, "Device: %s, %s, busy %.0f%%: %s\n", v.device.name.c_str(), device_bytes(r.plan->opt, v).c_str(),
-			     v.busy * 100, describe_limit(v).c_str());
+		std::fprintf(out, "Device: %s, %s%s, busy %.0f%%: %s\n", v.device.name.c_str(), device_bytes(r.plan->opt, v).c_str(),
+			     verdict_extras(v).c_str(), v.busy * 100, describe_limit(v).c_str());
 	else if (v.measured)
-		std::fprintf(out, "Device: %s, %s of %s claimed (%.0f%%), busy %.0f%%: %s\n", v.device.name.c_str(),
-			     device_bytes(r.plan->opt, v).c_str(), format_bytes(v.claimed).c_str(), v.delivered * 100, v.busy * 100,
-			     describe_limit(v).c_str());
+		std::fprintf(out, "Device: %s, %s of %s claimed (%.0f%%)%s, busy %.0f%%: %s\n", v.device.name.c_str(),
+			     device_bytes(r.plan->opt, v).c_str(), format_bytes(v.claimed).c_str(), v.delivered * 100,
+			     verdict_extras(v).c_str(), v.busy * 100, describe_limit(v).c_str());
 	else
 		std::fprintf(out, "Device: %s%sunverifiable: %s; %s\n", v.device.name.c_str(),
 			     v.device.name.empty() ? "" : ", ", v.reason.c_str(), describe_limit(v).c_str());
-	if (r.env)
+	if (r.env) {
 		print_device_detail(out, v.device);
+		print_stack_detail(out, v);
+	}
 }
 
 // A real-time instant as the local clock shows it, to the microsecond:
@@ -402,6 +444,9 @@ void print_human(std::FILE *out, const Report &r)
 		if (w->cached_before >= 0)
 			std::fprintf(out, "Cached before the run: %.0f%% of %s%s\n", w->cached_before * 100,
 				     w->target->path.c_str(), o.threads > 1 ? format(" (thread %u)", w->id).c_str() : "");
+		else if (o.cached && !is_write(o) && w->target->kind == Kind::file)
+			std::fprintf(out, "Cached before the run: unknown for %s (no cachestat(2), and mincore(2) is not told the "
+				     "truth for a file this user may not write)\n", w->target->path.c_str());
 	for (auto &w : r.ex->shared.workers)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the %s (untimed)\n", printable(w->target->path).c_str(),
@@ -546,20 +591,41 @@ std::string json_environment(const Report &r)
 		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge);
 }
 
+// device.stack: the target's device first, then each level below it.
+std::string json_stack(const Verdict &v)
+{
+	std::string s = "[";
+	for (const Level &l : v.stack)
+		s += format("%s{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s}", s.size() > 1 ? ", " : "",
+			    json_string_or_null(l.name).c_str(), json_string_or_null(l.path).c_str(),
+			    l.measured ? std::to_string(l.bytes).c_str() : "null",
+			    l.measured && v.claimed ? json_number(l.delivered).c_str() : "null");
+	return s + "]";
+}
+
 std::string json_device(const Verdict &v)
 {
 	const Device &d = v.device;
 	std::string link = d.link ? format("{\"kind\": %s, \"bytes_per_second\": %s}", json_string(d.link->kind).c_str(),
 					   json_number(d.link->bytes_per_second).c_str())
 				  : "null";
+	// The reason says why the device did not confirm the run, and names
+	// a CPU quota that limited it.
+	std::string reason = v.reason;
+	if (v.limit == "cpu" && v.throttle.quota)
+		reason += (reason.empty() ? "" : "; ") + v.limit_why;
 	return format("{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"busy\": %s, \"limit\": %s, "
-		      "\"link\": %s, \"verified\": %s, \"reason\": %s}",	// "verified": confirmed, as SPEC.md names it
+		      "\"link\": %s, \"verified\": %s, \"reason\": %s, \"stack\": %s, \"other_bytes\": %s, "
+		      "\"write_cache\": %s, \"fua\": %s}",	// "verified": confirmed, as SPEC.md names it
 		      json_string_or_null(d.stats.empty() ? "" : d.name).c_str(),
 		      json_string_or_null(d.stats.empty() ? "" : d.path).c_str(),
 		      v.measured ? std::to_string(v.bytes).c_str() : "null",
 		      v.measured && v.claimed ? json_number(v.delivered).c_str() : "null",
 		      v.measured ? json_number(v.busy).c_str() : "null", json_string(v.limit).c_str(), link.c_str(),
-		      json_bool(v.confirmed).c_str(), json_string_or_null(v.reason).c_str());
+		      json_bool(v.confirmed).c_str(), json_string_or_null(reason).c_str(), json_stack(v).c_str(),
+		      v.other_bytes ? std::to_string(*v.other_bytes).c_str() : "null",
+		      json_string_or_null(d.stats.empty() ? "" : d.write_cache).c_str(),
+		      d.fua && !d.stats.empty() ? json_bool(*d.fua).c_str() : "null");
 }
 
 // The last thread's end on the real-time clock: the start plus the wall

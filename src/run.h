@@ -9,6 +9,7 @@
 #include "buffer.h"
 #include "worker.h"
 #include "device.h"
+#include "stack.h"
 
 #include <algorithm>
 #include <atomic>
@@ -119,6 +120,8 @@ struct RunResult {
 	bool interrupted = false;
 	std::vector<std::string> stat_files;	// the devices' counters (see device.h)
 	std::vector<std::string> stats_before, stats_after;	// their lines where the window opened and at the end
+	Watch watch;			// the stack below, sdb's own I/O, CPU quotas (see stack.h)
+	Counters counters_before, counters_after;	// read with stats_before and stats_after
 };
 
 // What a run adds up to, computed once after it (add_up) and read by every
@@ -401,6 +404,7 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 	while (!all_drained(s) && !g_stop.raised())	// nothing of the ramp in flight
 		waiter.wait(1, r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
+	r.counters_before = read_counters(r.watch);
 	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
 	// empty window when it stopped, not at the ramp's end still ahead.
 	std::int64_t now = now_ns();
@@ -428,6 +432,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		run_ramp(s, plan, r, waiter);
 	} else {
 		r.stats_before = read_stats(r.stat_files);
+		r.counters_before = read_counters(r.watch);
 		getrusage(RUSAGE_SELF, &r.usage_before);
 		r.start_ns = now_ns();
 		r.start_unix_ns = realtime_ns();
@@ -455,6 +460,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		}
 	}
 	r.stats_after = read_stats(r.stat_files);	// every thread is done: after the final fdatasync
+	r.counters_after = read_counters(r.watch);
 	getrusage(RUSAGE_SELF, &r.usage_after);
 	if (drawn)
 		std::fprintf(stderr, "\r\033[K");
@@ -544,6 +550,7 @@ void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buff
 	ex.device = find_device(plan);
 	if (!plan.opt.cached)	// --cached measures the page cache on purpose: nothing to check
 		ex.result.stat_files = ex.device.stats;
+	ex.result.watch = watch_for(plan, ex.device);
 	ex.error = start_workers(ex.shared, plan, id, buffers);
 	supervise(ex.shared, plan, id, ex.result, waiter);
 	for (pthread_t th : ex.shared.threads)

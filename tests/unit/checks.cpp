@@ -173,7 +173,177 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	CHECK(w.bytes == GiB + 8 * 512);
 	CHECK(w.confirmed);
 	CHECK(json_device(w) == "{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
-				"\"busy\": 0.995000, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null}");
+				"\"busy\": 0.995000, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null, "
+				"\"stack\": [{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004}], "
+				"\"other_bytes\": null, \"write_cache\": null, \"fua\": null}");
+}
+
+Device sda()
+{
+	Device d;
+	d.name = "sda";
+	d.path = "/dev/sda";
+	d.stats = {"/sys/block/sda/stat"};
+	return d;
+}
+
+ProcIo proc_io(std::uint64_t read, std::uint64_t written)
+{
+	ProcIo io;
+	io.read_bytes = read;
+	io.write_bytes = written;
+	return io;
+}
+
+TEST_CASE("judge: delivery on sdb's own share; the rest is other processes', a warning over 10%")
+{
+	Plan p = plan_on(makedev(8, 0));
+	// The device read 1 GiB, but sdb's own accounting holds 100 MiB: the
+	// page cache served sdb, another process read the disk meanwhile.
+	FakeRun busy(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1960");
+	busy.ex.result.counters_before.own = proc_io(0, 0);
+	busy.ex.result.counters_after.own = proc_io(100 * MiB, 0);
+	Verdict v = judged(p, sda(), busy);
+	CHECK(v.bytes == GiB);	// what the device saw
+	REQUIRE(v.own);
+	CHECK(*v.own == 100 * MiB);
+	REQUIRE(v.other_bytes);
+	CHECK(*v.other_bytes == GiB - 100 * MiB);
+	CHECK(v.delivered == doctest::Approx(100.0 / 1024));
+	CHECK_FALSE(v.confirmed);
+	CHECK(v.reason == "the device saw 10% of the bytes claimed from sdb itself");
+	std::vector<std::string> w = verdict_warnings(p, v);
+	REQUIRE(w.size() == 2);
+	CHECK(w[0].find("sda saw 100 MiB read of the 1 GiB claimed from sdb (10%)") == 0);
+	CHECK(w[1].find("sda moved 924 MiB read during the run that were not sdb's (90% of the 1 GiB claimed): "
+			"metadata or other processes") == 0);
+	CHECK(json_device(v).find("\"other_bytes\": 968884224") != std::string::npos);
+
+	// sdb's own reads are all the device saw (readahead included): no others.
+	busy.ex.result.counters_after.own = proc_io(GiB + MiB, 0);
+	Verdict mine = judged(p, sda(), busy);
+	CHECK(mine.confirmed);
+	CHECK(*mine.other_bytes == 0);
+	CHECK(verdict_warnings(p, mine).empty());
+
+	// On a block device itself nothing is metadata: "other processes".
+	Plan dev = plan_on(makedev(8, 0), EXT4_SUPER_MAGIC, Kind::block);
+	busy.ex.result.counters_after.own = proc_io(GiB / 2, 0);
+	Verdict half = judged(dev, sda(), busy);
+	CHECK(std::string(half.others) == "other processes");
+	CHECK(verdict_warnings(dev, half).back().find("50% of the 1 GiB claimed): other processes;") != std::string::npos);
+
+	// Unreadable accounting: judged on the device as before, others unknown.
+	busy.ex.result.counters_after.own.reset();
+	Verdict unknown = judged(p, sda(), busy);
+	CHECK(unknown.confirmed);
+	CHECK_FALSE(unknown.other_bytes);
+	CHECK(json_device(unknown).find("\"other_bytes\": null") != std::string::npos);
+}
+
+TEST_CASE("judge: a buffered loop device is judged on its backing file's device too")
+{
+	Plan p = plan_on(makedev(7, 0));
+	Device loop = sda();
+	loop.name = "loop0";
+	loop.path = "/dev/loop0";
+	loop.backing_file = "/img";
+	loop.loop_dio = false;
+	Device vda = sda();
+	vda.name = "vda";
+	vda.path = "/dev/vda";
+	// The loop device saw 1 GiB; vda below it 1 MiB: the backing file's page cache served the rest.
+	FakeRun run(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1960");
+	run.ex.result.watch.below = {vda};
+	run.ex.result.counters_before.below = {{"0 0 0 0 0 0 0 0 0 0"}};
+	run.ex.result.counters_after.below = {{"1 0 2048 0 0 0 0 0 0 10"}};
+	Verdict v = judged(p, loop, run);
+	REQUIRE(v.stack.size() == 2);
+	CHECK(v.stack[0].delivered == doctest::Approx(1.0));
+	CHECK(v.stack[1].bytes == MiB);
+	CHECK(v.delivered == doctest::Approx(1.0 / 1024));
+	CHECK_FALSE(v.confirmed);
+	CHECK(v.reason == "vda, below loop0, saw 0% of the bytes claimed");
+	CHECK(v.causes.find("the page cache of loop0's backing file /img (a buffered loop device, loop/dio 0)") == 0);
+	CHECK(v.limit == "unknown");	// busy 98%, but serving a cache: not "device"
+	CHECK(verdict_warnings(p, v)[0].find("vda saw 1 MiB read of the 1 GiB claimed (0%)") == 0);
+	CHECK(json_device(v).find("\"stack\": [{\"name\": \"loop0\", \"path\": \"/dev/loop0\", \"bytes\": 1073741824, "
+				  "\"delivered\": 1.000000}, {\"name\": \"vda\", \"path\": \"/dev/vda\", \"bytes\": 1048576, "
+				  "\"delivered\": 0.000977}]") != std::string::npos);
+
+	// vda saw it all (loop/dio 1, or an evicted backing file): delivered.
+	run.ex.result.counters_after.below = {{"9 0 2097152 0 0 0 0 0 0 1960"}};
+	Verdict d = judged(p, loop, run);
+	CHECK(d.confirmed);
+	CHECK(d.limit == "device");
+	// A backing file on tmpfs: a level without counters, not delivered.
+	Device memory;
+	memory.reason = "the backing file /img of loop0 is on no block device (0:40): memory, or a network";
+	run.ex.result.watch.below = {memory};
+	run.ex.result.counters_before.below = {{}};
+	run.ex.result.counters_after.below = {{}};
+	Verdict m = judged(p, loop, run);
+	CHECK_FALSE(m.confirmed);
+	CHECK(m.reason == "loop0: the backing file /img of loop0 is on no block device (0:40): memory, or a network");
+}
+
+TEST_CASE("judge: a run throttled by a CPU quota is limited by cpu, the reason names the quota")
+{
+	Plan p = plan_on(makedev(8, 0));
+	FakeRun run(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "8 0 2097152 0 0 0 0 0 0 1000");
+	CHECK(judged(p, sda(), run).limit == "latency");
+	CpuQuota q;
+	q.dir = "/sys/fs/cgroup/cpu/box";
+	q.v1 = true;
+	q.cpus = 0.1;
+	q.how = "cpu.cfs_quota_us 10000 per cpu.cfs_period_us 100000";
+	run.ex.result.watch.quotas = {q};
+	run.ex.result.counters_before.quotas = {Throttling{5, 1000}};
+	run.ex.result.counters_after.quotas = {Throttling{5, 1000}};
+	CHECK(judged(p, sda(), run).limit == "latency");	// not throttled during the run
+	run.ex.result.counters_after.quotas = {Throttling{25, 1800000000}};	// 1.8 s of 2
+	Verdict v = judged(p, sda(), run);
+	CHECK(v.limit == "cpu");
+	CHECK(v.limit_why == "the CPU quota of cgroup /sys/fs/cgroup/cpu/box (cpu.cfs_quota_us 10000 per cpu.cfs_period_us "
+			     "100000: 0.10 CPU) throttled sdb 20 times, 1.80 s in all; more -q or -j cannot go faster");
+	CHECK(v.limit_why.find("-q or -j may go faster") == std::string::npos);
+	CHECK(json_device(v).find("\"limit\": \"cpu\"") != std::string::npos);
+	CHECK(json_device(v).find("\"reason\": \"the CPU quota of cgroup /sys/fs/cgroup/cpu/box") != std::string::npos);
+	p.opt.cached = true;	// the page cache's rate is the quota's too
+	CHECK(judged(p, sda(), run).limit == "cpu");
+}
+
+TEST_CASE("sync_warning: syncs faster than the device can make data stable")
+{
+	Plan p = plan_on(makedev(8, 0));
+	p.opt.op = Options::Op::write;
+	p.opt.fsync_every = 1;
+	FakeRun run(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "0 0 0 0 9 0 2097152 0 0 1990");
+	Worker &w = *run.ex.shared.workers[0];
+	w.sync_latency.emplace();
+	for (int i = 0; i < 100; i++) {
+		w.latency.add(50000);	// writes: 50 us
+		w.sync_latency->add(200000);	// syncs: 200 us
+	}
+	Device d = sda();
+	d.rotational = true;
+	d.write_cache = "write back";
+	d.fua = false;
+	Verdict v = judged(p, d, run);
+	std::string warning = sync_warning(p, v);
+	CHECK(warning.find("the median fdatasync took 2") == 0);
+	CHECK(warning.find("on sda (write cache write back, FUA no): sda is rotational, and no spinning disk makes data "
+			   "stable in under ~1 ms; the flush may stop in a volatile cache") != std::string::npos);
+	d.rotational = false;	// flash: 200 us is a real flush, above the write's 50 us
+	CHECK(sync_warning(p, judged(p, d, run)) == "");
+	w.latency = Histogram();
+	for (int i = 0; i < 100; i++)
+		w.latency.add(400000);	// writes slower than the syncs: the flush did nothing
+	CHECK(sync_warning(p, judged(p, d, run)).find("no slower than the median write") != std::string::npos);
+	d.paravirtual = "virtio_blk";
+	CHECK(sync_warning(p, judged(p, d, run)).find("(virtio_blk: the host's cache may sit below it)") != std::string::npos);
+	p.opt.fsync_every = 0;	// neither --fsync nor -S: nothing to judge
+	CHECK(sync_warning(p, judged(p, d, run)) == "");
 }
 
 } // TEST_SUITE("checks")

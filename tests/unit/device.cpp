@@ -202,6 +202,66 @@ TEST_CASE("find_device: no block device, with the reason")
 	CHECK(none.reason.find("overlayfs (device 0:1048000), which has no block device") != std::string::npos);
 }
 
+TEST_CASE("find_device: the queue's write cache, FUA and rotational flags, a loop's dio, a paravirtual disk")
+{
+	DeviceTree fx;
+	REQUIRE_FALSE(fx.root.empty());
+	const std::string vda = "pci0000:00/0000:00:02.0/virtio1/block/vda";
+	fx.disk(vda, "254:0");
+	fx.disk(vda + "/vda1", "254:1");
+	fx.write("/devices/" + vda + "/vda1/partition", "1");
+	fx.write("/devices/" + vda + "/queue/write_cache", "write back");
+	fx.write("/devices/" + vda + "/queue/fua", "0");
+	fx.write("/devices/" + vda + "/queue/rotational", "1");
+	fx.write("/bus/virtio/drivers/virtio_blk/bind", "");
+	fx.link("/devices/pci0000:00/0000:00:02.0/virtio1/driver", "../../../../bus/virtio/drivers/virtio_blk");
+	fx.link("/devices/" + vda + "/device", "../../../virtio1");
+	Device part = find_device(plan_on(makedev(254, 1)));	// a partition: its disk's queue
+	CHECK(part.name == "vda1");
+	CHECK(part.write_cache == "write back");
+	REQUIRE(part.fua);
+	CHECK_FALSE(*part.fua);
+	CHECK(part.rotational == std::optional<bool>(true));
+	CHECK(part.paravirtual == "virtio_blk");
+	CHECK_FALSE(part.loop_dio);	// not a loop device
+
+	fx.disk(sata_disk, "8:0");
+	fx.write(std::string("/devices/") + sata_disk + "/queue/write_cache", "write through");
+	fx.write(std::string("/devices/") + sata_disk + "/queue/fua", "1");
+	Device sda = find_device(plan_on(makedev(8, 0)));
+	CHECK(sda.write_cache == "write through");
+	CHECK(sda.fua == std::optional<bool>(true));
+	CHECK(sda.paravirtual == "");	// a SATA disk on real hardware
+	fx.write(std::string("/devices/") + sata_disk + "/queue/write_cache", "maybe");
+	CHECK(find_device(plan_on(makedev(8, 0))).write_cache == "");	// not a value the kernel writes: unknown
+
+	fx.disk("virtual/block/loop3", "7:3");
+	fx.write("/devices/virtual/block/loop3/loop/backing_file", "/var/tmp/disk.img");
+	fx.write("/devices/virtual/block/loop3/loop/dio", "0");
+	CHECK(find_device(plan_on(makedev(7, 3))).loop_dio == std::optional<bool>(false));
+	fx.write("/devices/virtual/block/loop3/loop/dio", "1");
+	CHECK(find_device(plan_on(makedev(7, 3))).loop_dio == std::optional<bool>(true));
+}
+
+TEST_CASE("overlay_upper_dir: the upperdir of an overlay mount's super options, escapes undone")
+{
+	char tmpl[] = "/tmp/sdb-mountinfo.XXXXXX";
+	int fd = mkstemp(tmpl);
+	REQUIRE(fd >= 0);
+	std::string info =
+		"22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+		"98 22 0:52 / /merged rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/up\\040dir,workdir=/w\n"
+		"99 22 0:53 / /other rw,relatime - overlay overlay rw,lowerdir=/l2,upperdir=/u2,workdir=/w2\n";
+	REQUIRE(write(fd, info.data(), info.size()) == static_cast<ssize_t>(info.size()));
+	close(fd);
+	CHECK(overlay_upper_dir(makedev(0, 52), "/merged", tmpl) == "/up dir");
+	CHECK(overlay_upper_dir(makedev(0, 53), "/other", tmpl) == "/u2");
+	CHECK(overlay_upper_dir(makedev(0, 60), "/other/sub/f", tmpl) == "/u2");	// a file's own st_dev: by its path
+	CHECK(overlay_upper_dir(makedev(0, 60), "/otherwise/f", tmpl) == "");
+	CHECK(overlay_upper_dir(makedev(254, 0), "/data/f", tmpl) == "");	// not an overlay
+	unlink(tmpl);
+}
+
 TEST_CASE("parse_disk_stat: the kernel's lines of every age, and odd ones")
 {
 	auto s = parse_disk_stat("  7390917    37586 1196083602  3203393  2284785    32277 2625300072  8524592        0   775188 11790772    19441       46 743729440    60375    22006     2410");
