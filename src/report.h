@@ -219,6 +219,16 @@ Histogram side_latency(const Shared &s, std::optional<Histogram> Worker::*side)
 	return h;
 }
 
+// Every thread's latency together: the Total's percentiles, which no
+// mean of the threads' percentiles gives.
+Histogram total_latency(const Shared &s)
+{
+	Histogram h;
+	for (auto &w : s.workers)
+		h.merge(w->latency);
+	return h;
+}
+
 // A mix's two sides over all threads.
 void print_total_sides(std::FILE *out, const Report &r)
 {
@@ -457,6 +467,8 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
 			     format_bytes(t.bytes).c_str());
+	if (o.threads > 1 && (o.random || o.fsync_every || is_mix(o)))
+		std::fprintf(out, "           %s\n", latency_summary(total_latency(r.ex->shared)).c_str());
 	if (o.threads > 1 && is_mix(o))
 		print_total_sides(out, r);
 	if (r.verdict)
@@ -650,9 +662,10 @@ void print_json(std::FILE *out, const Report &r)
 		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
 			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
 		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, %s}",
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, %s}",
 			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
-			      json_number(rate(t.ops, t.wall)).c_str(), json_total_sides(r).c_str());
+			      json_number(rate(t.ops, t.wall)).c_str(), json_latency(total_latency(r.ex->shared)).c_str(),
+			      json_total_sides(r).c_str());
 		CpuTime cpu = cpu_time(r.ex->result);
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
 			      json_number(cpu.system).c_str());
