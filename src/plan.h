@@ -461,12 +461,12 @@ Error check_symlink(const Target &t, const Options &o)
 {
 	if (!writes_target(o))
 		return {};
-	if (!o.force)
-		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
 	std::string dir = dirname_of(t.path);
-	if (sticky_shared_dir(dir))
+	if (sticky_shared_dir(dir))	// before the hint about --force, which would not help
 		return runtime_error("%s is a symbolic link in %s, a sticky world-writable directory: "
 				     "refusing to follow it, even with --force", t.path.c_str(), dir.c_str());
+	if (!o.force)
+		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
 	return {};
 }
 

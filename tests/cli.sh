@@ -1725,6 +1725,15 @@ contains "--hosts h,h on one path: the refusal names the other run" "$(jq -r '.e
 	"localhost: $work/gd/twice is in use by another run that writes it (PID"
 rm -f gd/twice gd/fakessh
 
+# A symbolic link in a sticky world-writable directory: refused even with
+# --force, and the message does not suggest it.
+mkdir -p gd/sticky && chmod 1777 gd/sticky && ln -s ../target gd/sticky/link
+run -w -f gd/sticky/link -s 1m
+check "a planted link, without --force: refused, exit 1, nothing written" "1 missing" "$rc $(size_of gd/target)"
+lacks "a planted link: no hint to add --force" "$err" "only with --force"
+contains "a planted link: says --force will not do" "$err" "refusing to follow it, even with --force"
+rm -rf gd/sticky
+
 # Mounted images, however mounted (root): a loop device set up in another
 # mount namespace, under a path that does not exist in this one, and an
 # ntfs-3g daemon serving the image there.

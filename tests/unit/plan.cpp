@@ -198,4 +198,24 @@ TEST_CASE("make_plan: a file another process holds open for writing needs --forc
 	unlink(t.o.file.c_str());
 }
 
+TEST_CASE("make_plan: a symlink in a sticky world-writable directory is refused without a hint at --force")
+{
+	NewFileWrite t(1, MiB);
+	std::string sticky = std::string(t.dir) + "/sticky", link = sticky + "/link";
+	REQUIRE(mkdir(sticky.c_str(), 01777) == 0);
+	REQUIRE(chmod(sticky.c_str(), 01777) == 0);	// past the umask
+	REQUIRE(symlink("../f", link.c_str()) == 0);
+	t.o.file = link;
+	for (bool force : {false, true}) {
+		t.o.force = force;
+		Plan plan;
+		Error e = make_plan(t.o, plan);
+		CHECK(e.status == exit_runtime);
+		CHECK(e.msg.find("refusing to follow it, even with --force") != std::string::npos);
+		CHECK(e.msg.find("only with --force") == std::string::npos);
+	}
+	unlink(link.c_str());
+	rmdir(sticky.c_str());
+}
+
 } // TEST_SUITE("plan")
