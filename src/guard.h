@@ -278,8 +278,8 @@ bool loop_backs(const char *name, const struct stat &st)
 				   : S_ISREG(b.st_mode) && identity_of(b) == identity_of(st);
 }
 
-// Who holds a lock on this inode (/proc/locks: flock's own, with the PID
-// that took it); 0 when none is listed.
+// Who holds a flock on this inode (/proc/locks lists each with the PID
+// that took it); 0 when none is listed, as for another NFS client's lock.
 pid_t lock_holder(const struct stat &st, bool &writing)
 {
 	std::ifstream in("/proc/locks");
@@ -291,7 +291,7 @@ pid_t lock_holder(const struct stat &st, bool &writing)
 		unsigned ma = 0, mi = 0;
 		unsigned long ino = 0;
 		std::string where;
-		if (!(f >> number >> type) || type == "->" || type != "FLOCK" || !(f >> how >> mode >> pid >> where))
+		if (!(f >> number >> type) || type != "FLOCK" || !(f >> how >> mode >> pid >> where))
 			continue;
 		if (std::sscanf(where.c_str(), "%x:%x:%lu", &ma, &mi, &ino) != 3 || makedev(ma, mi) != st.st_dev ||
 		    ino != st.st_ino || pid <= 0)

@@ -306,8 +306,8 @@ std::string file_users(const struct stat &st, unsigned depth, const std::vector<
 		return mounted;
 	for (const Holder &h : holders)
 		if (h.fuse_server)
-			return format("it is held open by PID %d (%s), a FUSE daemon: the image of a mounted file system",
-				      static_cast<int>(h.pid), h.comm.c_str());
+			return format("it is held open by PID %d (%s), a FUSE daemon: the image of its file system, "
+				      "or a file it serves", static_cast<int>(h.pid), h.comm.c_str());
 	return "";
 }
 

@@ -278,8 +278,11 @@ Error probe_direct(QuickFile &q, bool keep)
 		q.held = std::move(made);
 		if (!keep)
 			g_cleanup = {q.path.c_str(), q.held.get()};
-		if (Error e = lock_target(q.held.get(), q.path, true))
+		if (Error e = lock_target(q.held.get(), q.path, true)) {
+			remove_if_same(q.path.c_str(), q.held.get());
+			g_cleanup = {};
 			return e;
+		}
 	}
 	Fd fd(open(q.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_DIRECT));
 	if (!fd && errno == EINVAL) {
