@@ -1735,11 +1735,13 @@ contains "a planted link: says --force will not do" "$err" "refusing to follow i
 rm -rf gd/sticky
 
 # Mounted images, however mounted (root): a loop device set up in another
-# mount namespace, under a path that does not exist in this one, and an
-# ntfs-3g daemon serving the image there.
+# mount namespace, under a path that does not exist in this one, an
+# ntfs-3g daemon serving the image there, and one here whose mount names a
+# path that is gone.
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	skipped "loop device from another mount namespace" "needs root and unshare"
 	skipped "FUSE image mounted in another mount namespace" "needs root and unshare"
+	skipped "FUSE image whose mount names a path now gone" "needs root"
 else
 	mkdir -p gd/real gd/view
 	head -c 16m /dev/urandom >gd/real/img
@@ -1770,7 +1772,25 @@ else
 	else
 		skipped "FUSE image mounted in another mount namespace" "mkntfs, unshare or ntfs-3g failed"
 	fi
-	rm -rf gd/real gd/view
+	# The daemon's mount names a path that is gone (the directory renamed
+	# since): the daemon, which holds the image and /dev/fuse, tells.
+	mkdir -p gd/d1
+	truncate -s 64m gd/d1/ntfs.img
+	if command -v mkntfs >/dev/null && command -v ntfs-3g >/dev/null && mkntfs -Q -F -q gd/d1/ntfs.img >/dev/null 2>&1 &&
+		ntfs-3g gd/d1/ntfs.img gd/view 2>/dev/null && mv gd/d1 gd/d2 &&
+		daemon=$(pgrep -n -f "ntfs-3g gd/d1/ntfs.img"); then
+		mnt=$work/gd/view
+		sum=$(md5sum <gd/d2/ntfs.img)
+		run -w --force -f gd/d2/ntfs.img -s 1m
+		check "an ntfs-3g image whose mount names a path now gone, --force: refused, unchanged" "1 $sum" \
+			"$rc $(md5sum <gd/d2/ntfs.img)"
+		contains "... and names the daemon" "$err" "it is held open by PID $daemon (ntfs-3g), a FUSE daemon"
+		unmount "$mnt"
+		mnt=
+	else
+		skipped "FUSE image whose mount names a path now gone" "mkntfs or ntfs-3g missing or failed"
+	fi
+	rm -rf gd/real gd/view gd/d1 gd/d2
 fi
 rm -rf gd
 fi
