@@ -5,9 +5,9 @@
 // daemon serving it or a writer (holders_of); the loop devices backed by
 // an inode, asked by inode, not by a path that another namespace may name
 // differently (loop_backs); the run's lock on each target and who holds it
-// (lock_target); and removing a file only while its path still names the
-// inode sdb holds open (remove_if_same).  plan.h, worker.h, run.h and
-// quick.h call these.
+// (lock_target, lock_note); and removing a file only while its path still
+// names the inode sdb holds open (remove_if_same).  plan.h, worker.h,
+// run.h and quick.h call these.
 #pragma once
 
 #include "base.h"
@@ -300,6 +300,18 @@ pid_t lock_holder(const struct stat &st, bool &writing)
 		return static_cast<pid_t>(pid);
 	}
 	return 0;
+}
+
+// For a message about path: " (another run writes it: PID 4711, sdb)"
+// where a run holds its lock, else "".
+std::string lock_note(const std::string &path)
+{
+	struct stat st {};
+	bool writing = true;
+	pid_t pid = lstat(path.c_str(), &st) == 0 ? lock_holder(st, writing) : 0;
+	return pid ? format(" (another run %s it: PID %d, %s)", writing ? "writes" : "reads", static_cast<int>(pid),
+			    comm_of(pid).c_str())
+		   : "";
 }
 
 // The run's lock on a target, on a descriptor that stays open while the

@@ -185,7 +185,8 @@ Error open_target(Worker &w)
 		flags |= O_SYNC;
 	w.fd = Fd(open(t.path.c_str(), flags, 0644));
 	if (!w.fd && errno == EEXIST && t.kind == Kind::missing)
-		return runtime_error("%s appeared while sdb was starting: refusing to write to it", t.path.c_str());
+		return runtime_error("%s appeared while sdb was starting%s: refusing to write to it", t.path.c_str(),
+				     lock_note(t.path).c_str());
 	if (!w.fd && errno == EINVAL && o.direct)
 		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", t.path.c_str(), std::strerror(errno));
 	if (!w.fd)

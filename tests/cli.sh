@@ -1723,7 +1723,13 @@ check "--hosts h,h on one path: exit 1, one host ran, the other refused" "1 1 1"
 	"$rc $(jq -r '"\(.total.hosts) \(.errors | length)"' <<<"$out" 2>&1)"
 contains "--hosts h,h on one path: the refusal names the other run" "$(jq -r '.errors[0]' <<<"$out" 2>&1)" \
 	"localhost: $work/gd/twice is in use by another run that writes it (PID"
-rm -f gd/twice gd/fakessh
+# On a new path, the second finds the file the first created (or its lock).
+SDB_SSH=$work/gd/fakessh SDB_REMOTE=$sdb run --hosts localhost,localhost -w -f "$work/gd/fresh" -s 16m -t 1 --json
+check "--hosts h,h on a new path: exit 1, one host ran, the other refused" "1 1 1" \
+	"$rc $(jq -r '"\(.total.hosts) \(.errors | length)"' <<<"$out" 2>&1)"
+matches "--hosts h,h on a new path: the refusal names the other run" "$(jq -r '.errors[0]' <<<"$out" 2>&1)" \
+	"localhost: $work/gd/fresh *another run*writes it*PID [0-9]*"
+rm -f gd/twice gd/fresh gd/fakessh
 
 # A symbolic link in a sticky world-writable directory: refused even with
 # --force, and the message does not suggest it.
