@@ -1,10 +1,11 @@
 // guard: what sdb may touch, and who else is using it.  The kernel's
 // pseudo-file systems, never written (kernel_fs_name); the mount table of
-// any mount namespace (read_mounts) and a file mounted in any of them
-// (mounted_anywhere); the other processes that hold a file open, a FUSE
-// daemon serving it or a writer (holders_of); the loop devices backed by
-// an inode, asked by inode, not by a path that another namespace may name
-// differently (loop_backs); the run's lock on each target and who holds it
+// any mount namespace (read_mounts); what the other processes have, read
+// once (Survey): a file mounted in any namespace (mounted_anywhere), the
+// processes that hold a file open, a FUSE daemon serving it or a writer
+// (holders_of); the loop devices backed by an inode, asked by inode, not
+// by a path that another namespace may name differently (loop_backs);
+// the run's lock on each target and who holds it
 // (lock_target, lock_note); and removing a file only while its path still
 // names the inode sdb holds open (remove_if_same).  plan.h, worker.h,
 // run.h and quick.h call these.
@@ -144,44 +145,26 @@ std::string comm_of(pid_t pid)
 	return comm.empty() ? "?" : comm;
 }
 
-// Where a regular file is mounted (fuse2fs, ntfs-3g, squashfuse on an
-// image name it as the source): in this mount namespace, or in any other
-// that a process here is in, whose paths are resolved through that
-// process's /proc/PID/root.  Empty when nowhere, or where sdb may not look
-// (another user's processes, without root).
-std::string mounted_anywhere(const struct stat &st)
-{
-	std::set<std::string> seen;
-	std::vector<pid_t> pids = other_processes();
-	pids.insert(pids.begin(), getpid());
-	for (pid_t pid : pids) {
-		char ns[64] = "";
-		ssize_t n = readlink(format("/proc/%d/ns/mnt", static_cast<int>(pid)).c_str(), ns, sizeof ns - 1);
-		if (n <= 0 || !seen.insert(std::string(ns, static_cast<std::size_t>(n))).second)
-			continue;
-		bool own = pid == getpid();
-		std::string root = own ? "" : format("/proc/%d/root", static_cast<int>(pid));
-		for (const Mount &m : read_mounts(format("/proc/%d/mountinfo", static_cast<int>(pid)))) {
-			struct stat s {};
-			if (m.source.empty() || m.source[0] != '/' || stat((root + m.source).c_str(), &s) != 0 ||
-			    !S_ISREG(s.st_mode) || identity_of(s) != identity_of(st))
-				continue;
-			return own ? "it is mounted on " + m.point
-				   : format("it is mounted on %s in another mount namespace (that of PID %d, %s)",
-					    m.point.c_str(), static_cast<int>(pid), comm_of(pid).c_str());
-		}
-	}
-	return "";
-}
-
-// Another process with the file open: whether for writing, and whether it
-// is a FUSE daemon (it holds /dev/fuse), whose file system is then, as far
-// as anybody can tell, this file.
-struct Holder {
-	pid_t pid = 0;
-	std::string comm;
-	bool writes = false;
-	bool fuse_server = false;
+// What the other processes have: the regular files they hold open, which
+// of them are FUSE daemons, and the regular files mounted as images in
+// any mount namespace.  Read once for all of a plan's targets (one scan of
+// /proc takes milliseconds; one per file of -j 256 took seconds), and only
+// what sdb may look at: every process as root, else the user's own.
+struct Survey {
+	struct Open {
+		Identity id;
+		pid_t pid;
+		bool writes;		// open for writing (fdinfo's flags)
+	};
+	struct Mounted {
+		Identity id;
+		std::string point;
+		pid_t pid;		// a process in that mount namespace; 0: this one
+	};
+	std::vector<Open> open;
+	std::set<pid_t> fuse_servers;	// processes that hold /dev/fuse
+	std::vector<Mounted> mounted;
+	bool taken = false;
 };
 
 // The access mode of descriptor `fd` of a process, from its fdinfo.
@@ -203,23 +186,22 @@ bool open_for_writing(int fdinfo_dir, const char *fd)
 	return mode == O_WRONLY || mode == O_RDWR;
 }
 
-// What process pid holds: whether the inode, for writing, and /dev/fuse.
-void scan_descriptors(pid_t pid, const struct stat &st, Holder &h, bool &holds)
+// The regular files process pid holds (/proc/PID/fd names the open file
+// itself, in whatever mount namespace it was opened), and /dev/fuse.
+void survey_descriptors(pid_t pid, Survey &s)
 {
 	int fds = open(format("/proc/%d/fd", static_cast<int>(pid)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int infos = open(format("/proc/%d/fdinfo", static_cast<int>(pid)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fds >= 0 ? fdopendir(dup(fds)) : nullptr;
 	while (d)
 		if (dirent *e = readdir(d)) {
-			struct stat s {};
-			if (e->d_name[0] == '.' || fstatat(fds, e->d_name, &s, 0) != 0)
+			struct stat st {};
+			if (e->d_name[0] == '.' || fstatat(fds, e->d_name, &st, 0) != 0)
 				continue;
-			if (S_ISCHR(s.st_mode) && s.st_rdev == makedev(10, 229))	// /dev/fuse
-				h.fuse_server = true;
-			else if (identity_of(s) == identity_of(st)) {
-				holds = true;
-				h.writes = h.writes || open_for_writing(infos, e->d_name);
-			}
+			if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(10, 229))	// /dev/fuse
+				s.fuse_servers.insert(pid);
+			else if (S_ISREG(st.st_mode))
+				s.open.push_back({identity_of(st), pid, open_for_writing(infos, e->d_name)});
 		} else {
 			closedir(d);
 			d = nullptr;
@@ -230,25 +212,77 @@ void scan_descriptors(pid_t pid, const struct stat &st, Holder &h, bool &holds)
 		close(infos);
 }
 
-// Every other process that holds this inode open (/proc/PID/fd, which
-// names the open file itself, in whatever mount namespace it was opened).
-// Only the processes sdb may look at: all of them as root, else the
-// user's own.
-std::vector<Holder> holders_of(const struct stat &st)
+// The regular files mounted in the mount namespace pid is in (fuse2fs,
+// ntfs-3g, squashfuse on an image name it as the source), their paths
+// resolved through /proc/PID/root; pid 0: this process's namespace.
+void survey_mounts(pid_t pid, Survey &s)
+{
+	std::string root = pid ? format("/proc/%d/root", static_cast<int>(pid)) : "";
+	for (const Mount &m : read_mounts(pid ? format("/proc/%d/mountinfo", static_cast<int>(pid)) : "/proc/self/mountinfo")) {
+		struct stat st {};
+		if (!m.source.empty() && m.source[0] == '/' && stat((root + m.source).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+			s.mounted.push_back({identity_of(st), m.point, pid});
+	}
+}
+
+Survey survey()
+{
+	Survey s;
+	s.taken = true;
+	std::set<std::string> namespaces;
+	std::vector<pid_t> pids = other_processes();
+	pids.insert(pids.begin(), 0);	// this one first, so that its own mounts are named as such
+	for (pid_t pid : pids) {
+		char ns[64] = "";
+		std::string link = pid ? format("/proc/%d/ns/mnt", static_cast<int>(pid)) : "/proc/self/ns/mnt";
+		ssize_t n = readlink(link.c_str(), ns, sizeof ns - 1);
+		if (n > 0 && namespaces.insert(std::string(ns, static_cast<std::size_t>(n))).second)
+			survey_mounts(pid, s);
+		if (pid)
+			survey_descriptors(pid, s);
+	}
+	return s;
+}
+
+// Where a regular file is mounted as an image: in this mount namespace or
+// in another one.  Empty when nowhere that sdb can see.
+std::string mounted_anywhere(const struct stat &st, const Survey &s)
+{
+	for (const Survey::Mounted &m : s.mounted)
+		if (m.id == identity_of(st))
+			return m.pid == 0 ? "it is mounted on " + m.point
+					  : format("it is mounted on %s in another mount namespace (that of PID %d, %s)",
+						   m.point.c_str(), static_cast<int>(m.pid), comm_of(m.pid).c_str());
+	return "";
+}
+
+// Another process with the file open: whether for writing, and whether it
+// is a FUSE daemon (it holds /dev/fuse), whose file system is then, as far
+// as anybody can tell, this file or one it passes through.
+struct Holder {
+	pid_t pid = 0;
+	std::string comm;
+	bool writes = false;
+	bool fuse_server = false;
+};
+
+// Every other process that holds this inode open, one entry each.
+std::vector<Holder> holders_of(const struct stat &st, const Survey &s)
 {
 	std::vector<Holder> found;
-	for (pid_t pid : other_processes()) {
-		Holder h;
-		bool holds = false;
-		scan_descriptors(pid, st, h, holds);
-		if (holds) {
-			h.pid = pid;
-			h.comm = comm_of(pid);
-			found.push_back(std::move(h));
+	for (const Survey::Open &o : s.open) {
+		if (o.id != identity_of(st))
+			continue;
+		if (!found.empty() && found.back().pid == o.pid) {	// a process's descriptors come together
+			found.back().writes = found.back().writes || o.writes;
+			continue;
 		}
+		found.push_back({o.pid, comm_of(o.pid), o.writes, s.fuse_servers.count(o.pid) > 0});
 	}
 	return found;
 }
+
+std::vector<Holder> holders_of(const struct stat &st) { return holders_of(st, survey()); }
 
 // Is loop device `name` (loop0) backed by the inode st describes (a
 // regular file; a block device node by its device number)?  Asked of the

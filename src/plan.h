@@ -291,9 +291,10 @@ std::string device_users(dev_t dev, unsigned depth, dev_t via = 0);
 
 // Who uses a regular file as a disk: a loop device (and whoever uses that),
 // a swap area, a mount of the file itself (fuse2fs, ntfs-3g on an image)
-// in any mount namespace, a FUSE daemon among its holders (holders_of():
-// its mount may be where sdb cannot see it).  Empty when nobody does.
-std::string file_users(const struct stat &st, unsigned depth, const std::vector<Holder> &holders)
+// in any mount namespace, a FUSE daemon among its holders (its mount may
+// be where sdb cannot see it): what `others` found.  Empty when nobody does.
+std::string file_users(const struct stat &st, unsigned depth, const Survey &others,
+		       const std::vector<Holder> &holders)
 {
 	for (const std::string &loop : loop_users(st)) {
 		struct stat l {};
@@ -302,7 +303,7 @@ std::string file_users(const struct stat &st, unsigned depth, const std::vector<
 	}
 	if (is_swap(st))
 		return "it is an active swap area";
-	if (std::string mounted = mounted_anywhere(st); !mounted.empty())
+	if (std::string mounted = mounted_anywhere(st, others); !mounted.empty())
 		return mounted;
 	for (const Holder &h : holders)
 		if (h.fuse_server)
@@ -425,12 +426,16 @@ bool sticky_shared_dir(const std::string &dir)
 
 // May sdb write over this existing regular file?  Asked of the open
 // descriptor fd, whose fstat is st.  `ours`: a file this sdb made (the
-// quick suite's), known by identity where no mark can be kept.
-Error check_overwrite(const Target &t, int fd, const struct stat &st, const Options &o, const Identity *ours)
+// quick suite's), known by identity where no mark can be kept.  others:
+// what the other processes have, surveyed here once for all targets.
+Error check_overwrite(const Target &t, int fd, const struct stat &st, const Options &o, const Identity *ours,
+		      Survey &others)
 {
 	const char *path = t.path.c_str();
-	std::vector<Holder> holders = holders_of(st);
-	std::string users = file_users(st, 0, holders);
+	if (!others.taken)
+		others = survey();
+	std::vector<Holder> holders = holders_of(st, others);
+	std::string users = file_users(st, 0, others, holders);
 	if (!users.empty())
 		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path, users.c_str());
 	if (!o.force)
@@ -504,7 +509,8 @@ Error inspect_missing(Target &t, struct stat &st)
 // A regular file to be written: open it for real (it has no side effects
 // on a regular file) and ask the descriptor, which must be the inode the
 // path named a moment ago.
-Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o, const Identity *ours, Fd &lock)
+Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o, const Identity *ours, Fd &lock,
+			     Survey &others)
 {
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (t.follow ? 0 : O_NOFOLLOW);
 	Fd fd(open(t.path.c_str(), flags));
@@ -520,7 +526,7 @@ Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o,
 	if (!(ours && *ours == t.id))	// locked first: another sdb run that writes it is named as one
 		if (Error e = lock_target(fd.get(), t.path, true))
 			return e;
-	if (Error e = check_overwrite(t, fd.get(), now, o, ours))
+	if (Error e = check_overwrite(t, fd.get(), now, o, ours, others))
 		return e;
 	lock = std::move(fd);
 	return {};
@@ -529,8 +535,9 @@ Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o,
 // What one path is and whether sdb may use it, learned from a descriptor:
 // O_PATH opens no device and never waits on a FIFO; O_NOFOLLOW shows a
 // symlink as one.  st: the target's stat (its directory's, when missing);
-// lock: the descriptor that holds a write's lock on a file (see hold_lock()).
-Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st, Fd &lock)
+// lock: the descriptor that holds a write's lock on a file (see hold_lock());
+// others: see check_overwrite().
+Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st, Fd &lock, Survey &others)
 {
 	Fd fd(open(t.path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
 	if (!fd && errno == ENOENT && writes_target(o))
@@ -574,7 +581,7 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 				     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "unknown kind");
 	t.kind = Kind::file;
 	t.existing = static_cast<std::uint64_t>(st.st_size);
-	return writes_target(o) ? inspect_file_for_write(t, st, o, ours, lock) : Error{};
+	return writes_target(o) ? inspect_file_for_write(t, st, o, ours, lock, others) : Error{};
 }
 
 // The file system under the first target (or the block device itself),
@@ -625,12 +632,13 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 		      (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)));
 	if (!shared && exists && S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", o.file.c_str());
+	Survey others;	// taken when the first existing file to be written is checked
 	for (unsigned i = 0; i < (shared ? 1 : o.threads); i++) {
 		Target t;
 		t.path = shared ? o.file : format("%s.%u", o.file.c_str(), i);
 		struct stat tst {};
 		Fd lock;
-		if (Error e = inspect(t, o, ours, tst, lock))
+		if (Error e = inspect(t, o, ours, tst, lock, others))
 			return e;
 		if (!shared && (t.kind == Kind::block || t.kind == Kind::chr))	// --force and the in-use checks are for -f itself
 			return runtime_error("%s is a device: with -j, FILE.0 .. FILE.N-1 must be regular files "
