@@ -197,8 +197,10 @@ Error open_target(Worker &w)
 	if (t.kind == Kind::missing) {
 		w.created = identity_of(st);
 		fsetxattr(w.fd.get(), owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
-		if (Error e = lock_target(w.fd.get(), t.path, true))	// the run's lock (hold_lock() in plan.h)
+		if (Error e = lock_target(w.fd.get(), t.path, true)) {	// the run's lock (hold_lock() in plan.h)
+			w.created.reset();	// another run has it already: its file now, which stays
 			return e;
+		}
 	} else if (identity_of(st) != t.id) {
 		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
 	}
