@@ -20,6 +20,7 @@
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
 #include "src/stats.h"	// Permutation, Histogram, MixChooser, splitmix64
 #include "src/pattern.h"	// the --verify unit: header, body, classify_unit
+#include "src/guard.h"	// what sdb may touch: kernel file systems, other users of a file, locks
 #include "src/plan.h"	// targets, sizes, alignment, safety: make_plan()
 #include "src/buffer.h"	// aligned huge-page buffers, the -R fill
 #include "src/uring.h"	// Ring: io_uring through raw syscalls

@@ -1,12 +1,15 @@
 // plan: everything decided before a thread starts or a file is created.
 // Owns Target and Plan; which path each thread uses and how much of it;
 // the safety rules (what sdb may overwrite, block devices in use, loop
-// and swap backing files); O_DIRECT alignment; sysfs and mount-table
-// look-ups; the memory budget.  make_plan() checks it all up front.
+// and swap backing files, and guard.h's checks: kernel file systems,
+// images mounted anywhere, other writers, the run's lock on each target);
+// O_DIRECT alignment; sysfs look-ups; the memory budget.  make_plan()
+// checks it all up front.
 #pragma once
 
 #include "base.h"
 #include "options.h"
+#include "guard.h"
 #include "stats.h"
 
 #include <algorithm>
@@ -39,17 +42,6 @@
 namespace {
 
 enum class Kind { missing, file, block, chr };
-
-// Which inode a path named when it was checked: the open that does the
-// I/O must find the same one, or the checks said nothing about it.
-struct Identity {
-	dev_t dev = 0;
-	ino_t ino = 0;
-	bool operator==(const Identity &o) const { return dev == o.dev && ino == o.ino; }
-	bool operator!=(const Identity &o) const { return !(*this == o); }
-};
-
-Identity identity_of(const struct stat &st) { return {st.st_dev, st.st_ino}; }
 
 struct Target {
 	std::string path;
@@ -93,6 +85,7 @@ struct Plan {
 	std::string backing_device;	// fuseblk: the block device flushed (BLKFLSBUF) before reads
 	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
 	Fd exclusive;			// O_EXCL hold on a block device during writes
+	std::vector<Fd> locks;		// the run's lock on each target (hold_lock())
 	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
 };
 
@@ -171,50 +164,6 @@ std::string fs_name(std::uint32_t type)
 }
 
 bool memory_fs(std::uint32_t type) { return type == TMPFS_MAGIC || type == RAMFS_MAGIC; }
-
-// One line of /proc/self/mountinfo: what is mounted where, from what.
-struct Mount {
-	dev_t dev = 0;			// the file system's st_dev
-	std::string point, type, source;
-};
-
-// mountinfo writes space, tab, newline and backslash in paths as \ooo.
-std::string unescape_mount_field(const std::string &s)
-{
-	std::string out;
-	for (std::size_t i = 0; i < s.size(); i++) {
-		if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
-			out += static_cast<char>(std::strtol(s.substr(i + 1, 3).c_str(), nullptr, 8));
-			i += 3;
-		} else {
-			out += s[i];
-		}
-	}
-	return out;
-}
-
-std::vector<Mount> read_mounts()
-{
-	std::vector<Mount> mounts;
-	std::ifstream in("/proc/self/mountinfo");
-	std::string line;
-	while (std::getline(in, line)) {
-		std::istringstream fields(line);
-		std::string id, parent, numbers, root, point, word;
-		fields >> id >> parent >> numbers >> root >> point;
-		while (fields >> word && word != "-")
-			continue;	// mount options and optional fields
-		Mount m;
-		unsigned ma = 0, mi = 0;
-		if (std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) != 2 || !(fields >> m.type >> m.source))
-			continue;
-		m.dev = makedev(ma, mi);
-		m.point = unescape_mount_field(point);
-		m.source = unescape_mount_field(m.source);
-		mounts.push_back(std::move(m));
-	}
-	return mounts;
-}
 
 // The file system's own name ("ext4", not "ext2/3/4") from the mount table.
 std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
@@ -305,28 +254,17 @@ unsigned dio_alignment(const std::string &path, Kind kind, dev_t fs_dev, std::st
 }
 
 // The loop devices whose backing file is the inode `st` describes (a
-// regular file, or a block device node, compared by device number).
+// regular file, or a block device node, compared by device number), from
+// whichever mount namespace they were set up (see loop_backs()).
 std::vector<std::string> loop_users(const struct stat &st)
 {
 	std::vector<std::string> loops;
 	DIR *d = opendir("/sys/block");
 	if (!d)
 		return loops;
-	while (dirent *e = readdir(d)) {
-		if (std::strncmp(e->d_name, "loop", 4) != 0)
-			continue;
-		std::string backing = read_line(format("/sys/block/%s/loop/backing_file", e->d_name));
-		const std::string deleted = " (deleted)";
-		if (backing.size() > deleted.size() && backing.compare(backing.size() - deleted.size(), deleted.size(), deleted) == 0)
-			continue;	// its file is gone: it cannot be this one
-		struct stat b {};
-		if (backing.empty() || stat(backing.c_str(), &b) != 0)
-			continue;
-		bool same = S_ISBLK(st.st_mode) ? S_ISBLK(b.st_mode) && b.st_rdev == st.st_rdev
-						 : S_ISREG(b.st_mode) && identity_of(b) == identity_of(st);
-		if (same)
+	while (dirent *e = readdir(d))
+		if (std::strncmp(e->d_name, "loop", 4) == 0 && loop_backs(e->d_name, st))
 			loops.push_back(std::string("/dev/") + e->d_name);
-	}
 	closedir(d);
 	std::sort(loops.begin(), loops.end());
 	return loops;
@@ -352,9 +290,11 @@ bool is_swap(const struct stat &st)
 std::string device_users(dev_t dev, unsigned depth, dev_t via = 0);
 
 // Who uses a regular file as a disk: a loop device (and whoever uses that),
-// a swap area, a mount of the file itself (fuse2fs, ntfs-3g on an image).
-// Empty when nobody does.
-std::string file_users(const struct stat &st, unsigned depth)
+// a swap area, a mount of the file itself (fuse2fs, ntfs-3g on an image)
+// in any mount namespace, a FUSE daemon among its holders (its mount may
+// be where sdb cannot see it): what `others` found.  Empty when nobody does.
+std::string file_users(const struct stat &st, unsigned depth, const Survey &others,
+		       const std::vector<Holder> &holders)
 {
 	for (const std::string &loop : loop_users(st)) {
 		struct stat l {};
@@ -363,12 +303,12 @@ std::string file_users(const struct stat &st, unsigned depth)
 	}
 	if (is_swap(st))
 		return "it is an active swap area";
-	for (const Mount &m : read_mounts()) {
-		struct stat s {};
-		if (!m.source.empty() && m.source[0] == '/' && stat(m.source.c_str(), &s) == 0 && S_ISREG(s.st_mode) &&
-		    identity_of(s) == identity_of(st))
-			return "it is mounted on " + m.point;
-	}
+	if (std::string mounted = mounted_anywhere(st, others); !mounted.empty())
+		return mounted;
+	for (const Holder &h : holders)
+		if (h.fuse_server)
+			return format("it is held open by PID %d (%s), a FUSE daemon: the image of its file system, "
+				      "or a file it serves", static_cast<int>(h.pid), h.comm.c_str());
 	return "";
 }
 
@@ -486,13 +426,23 @@ bool sticky_shared_dir(const std::string &dir)
 
 // May sdb write over this existing regular file?  Asked of the open
 // descriptor fd, whose fstat is st.  `ours`: a file this sdb made (the
-// quick suite's), known by identity where no mark can be kept.
-Error check_overwrite(const Target &t, int fd, const struct stat &st, const Options &o, const Identity *ours)
+// quick suite's), known by identity where no mark can be kept.  others:
+// what the other processes have, surveyed here once for all targets.
+Error check_overwrite(const Target &t, int fd, const struct stat &st, const Options &o, const Identity *ours,
+		      Survey &others)
 {
 	const char *path = t.path.c_str();
-	std::string users = file_users(st, 0);
+	if (!others.taken)
+		others = survey();
+	std::vector<Holder> holders = holders_of(st, others);
+	std::string users = file_users(st, 0, others, holders);
 	if (!users.empty())
 		return runtime_error("%s is in use (%s): refusing to write to it, even with --force", path, users.c_str());
+	if (!o.force)
+		for (const Holder &h : holders)
+			if (h.writes)
+				return usage_error("%s is open for writing by PID %d (%s): its writes and sdb's would mix; "
+						   "add --force if you mean it", path, static_cast<int>(h.pid), h.comm.c_str());
 	if (o.force || (ours && *ours == identity_of(st)))
 		return {};
 	if (st.st_nlink > 1)
@@ -516,12 +466,22 @@ Error check_symlink(const Target &t, const Options &o)
 {
 	if (!writes_target(o))
 		return {};
-	if (!o.force)
-		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
 	std::string dir = dirname_of(t.path);
-	if (sticky_shared_dir(dir))
+	if (sticky_shared_dir(dir))	// before the hint about --force, which would not help
 		return runtime_error("%s is a symbolic link in %s, a sticky world-writable directory: "
 				     "refusing to follow it, even with --force", t.path.c_str(), dir.c_str());
+	if (!o.force)
+		return usage_error("%s is a symbolic link: sdb writes through one only with --force", t.path.c_str());
+	return {};
+}
+
+// A write's target on a kernel pseudo-file system (kernel_fs_name()):
+// refused, --force or not.
+Error refuse_kernel_fs(const struct statfs &sfs, const std::string &path)
+{
+	if (const char *name = kernel_fs_name(static_cast<std::uint32_t>(sfs.f_type)))
+		return runtime_error("%s is on %s, a kernel pseudo-file system whose files are the kernel's settings: "
+				     "sdb never writes there, even with --force", path.c_str(), name);
 	return {};
 }
 
@@ -534,6 +494,10 @@ Error inspect_missing(Target &t, struct stat &st)
 		return sys_error(errno, "%s", t.path.c_str());
 	if (!S_ISDIR(st.st_mode))
 		return sys_error(ENOTDIR, "%s", t.path.c_str());
+	struct statfs sfs {};
+	if (statfs(dir.c_str(), &sfs) == 0)
+		if (Error e = refuse_kernel_fs(sfs, t.path))
+			return e;
 	for (const Mount &m : read_mounts())
 		if (m.dev == st.st_dev && m.type == "devtmpfs")
 			return runtime_error("%s: no such device, and sdb creates no files in %s (a mistyped device name?)",
@@ -545,7 +509,8 @@ Error inspect_missing(Target &t, struct stat &st)
 // A regular file to be written: open it for real (it has no side effects
 // on a regular file) and ask the descriptor, which must be the inode the
 // path named a moment ago.
-Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o, const Identity *ours)
+Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o, const Identity *ours, Fd &lock,
+			     Survey &others)
 {
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (t.follow ? 0 : O_NOFOLLOW);
 	Fd fd(open(t.path.c_str(), flags));
@@ -558,13 +523,21 @@ Error inspect_file_for_write(Target &t, const struct stat &st, const Options &o,
 		return sys_error(errno, "fstat: %s", t.path.c_str());
 	if (identity_of(now) != identity_of(st))
 		return runtime_error("%s changed while sdb was checking it: refusing to use it", t.path.c_str());
-	return check_overwrite(t, fd.get(), now, o, ours);
+	if (!(ours && *ours == t.id))	// locked first: another sdb run that writes it is named as one
+		if (Error e = lock_target(fd.get(), t.path, true))
+			return e;
+	if (Error e = check_overwrite(t, fd.get(), now, o, ours, others))
+		return e;
+	lock = std::move(fd);
+	return {};
 }
 
 // What one path is and whether sdb may use it, learned from a descriptor:
 // O_PATH opens no device and never waits on a FIFO; O_NOFOLLOW shows a
-// symlink as one.  st: the target's stat (its directory's, when missing).
-Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st)
+// symlink as one.  st: the target's stat (its directory's, when missing);
+// lock: the descriptor that holds a write's lock on a file (see hold_lock());
+// others: see check_overwrite().
+Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st, Fd &lock, Survey &others)
 {
 	Fd fd(open(t.path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
 	if (!fd && errno == ENOENT && writes_target(o))
@@ -583,6 +556,10 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 		t.follow = true;
 	}
 	t.id = identity_of(st);
+	struct statfs sfs {};
+	if (writes_target(o) && fstatfs(fd.get(), &sfs) == 0)	// before any other check: --force cannot help
+		if (Error e = refuse_kernel_fs(sfs, t.path))
+			return e;
 	if (S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", t.path.c_str());
 	if (S_ISBLK(st.st_mode)) {
@@ -604,7 +581,7 @@ Error inspect(Target &t, const Options &o, const Identity *ours, struct stat &st
 				     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "unknown kind");
 	t.kind = Kind::file;
 	t.existing = static_cast<std::uint64_t>(st.st_size);
-	return writes_target(o) ? inspect_file_for_write(t, st, o, ours) : Error{};
+	return writes_target(o) ? inspect_file_for_write(t, st, o, ours, lock, others) : Error{};
 }
 
 // The file system under the first target (or the block device itself),
@@ -621,6 +598,29 @@ Error note_file_system(Plan &plan, const Target &t, const struct stat &st)
 	return {};
 }
 
+// The run's lock on target t (lock_target()), kept in plan.locks while the
+// plan lives: the descriptor a write's file was inspected through, else
+// one opened for it.  None on a new file (the worker that creates it takes
+// it), a character device (/dev/zero has nothing to protect), or the quick
+// suite's target (ours: the suite holds that lock from start to end).
+Error hold_lock(Plan &plan, const Target &t, const Identity *ours, Fd lock)
+{
+	if (t.kind == Kind::missing || t.kind == Kind::chr || (ours && *ours == t.id))
+		return {};
+	if (!lock) {
+		lock = Fd(open(t.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (t.follow ? 0 : O_NOFOLLOW)));
+		struct stat st {};
+		if (!lock || fstat(lock.get(), &st) != 0)
+			return sys_error(errno, "open: %s", t.path.c_str());
+		if (identity_of(st) != t.id)
+			return runtime_error("%s changed while sdb was checking it: refusing to use it", t.path.c_str());
+		if (Error e = lock_target(lock.get(), t.path, writes_target(plan.opt)))
+			return e;
+	}
+	plan.locks.push_back(std::move(lock));
+	return {};
+}
+
 // The list of targets: FILE, FILE.0..FILE.N-1, or one device (or, for
 // Files::regions, one file) for all.
 Error make_targets(Plan &plan, const Identity *ours, Files files)
@@ -632,15 +632,19 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 		      (exists && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)));
 	if (!shared && exists && S_ISDIR(st.st_mode))
 		return sys_error(EISDIR, "%s", o.file.c_str());
+	Survey others;	// taken when the first existing file to be written is checked
 	for (unsigned i = 0; i < (shared ? 1 : o.threads); i++) {
 		Target t;
 		t.path = shared ? o.file : format("%s.%u", o.file.c_str(), i);
 		struct stat tst {};
-		if (Error e = inspect(t, o, ours, tst))
+		Fd lock;
+		if (Error e = inspect(t, o, ours, tst, lock, others))
 			return e;
 		if (!shared && (t.kind == Kind::block || t.kind == Kind::chr))	// --force and the in-use checks are for -f itself
 			return runtime_error("%s is a device: with -j, FILE.0 .. FILE.N-1 must be regular files "
 					     "(give the device itself to -f)", t.path.c_str());
+		if (Error e = hold_lock(plan, t, ours, std::move(lock)))	// first: another sdb run is named as one
+			return e;
 		if (i == 0)
 			if (Error e = note_file_system(plan, t, tst))
 				return e;

@@ -102,7 +102,9 @@ struct QuickFile {
 	std::string path;
 	bool device = false;		// a block device: never created or removed
 	bool created = false;		// sdb made it, so sdb removes it
-	Identity id;			// of the file sdb made
+	Identity id;			// of the file sdb made, or of the device
+	Fd held;			// open from start to end: the suite's lock on its target, and
+					// for a file sdb made, what proves it is still that file
 	bool direct = true;
 	std::string buffered_why;	// why not O_DIRECT
 	std::uint64_t size = 0;
@@ -282,7 +284,14 @@ Error probe_direct(QuickFile &q, bool keep)
 		fsetxattr(made.get(), owner_xattr, "1", 1, 0);
 		q.id = identity_of(st);
 		q.created = true;
-		g_cleanup_path = keep ? nullptr : q.path.c_str();
+		q.held = std::move(made);
+		if (!keep)
+			g_cleanup = {q.path.c_str(), q.held.get()};
+		if (Error e = lock_target(q.held.get(), q.path, true)) {
+			remove_if_same(q.path.c_str(), q.held.get());
+			g_cleanup = {};
+			return e;
+		}
 	}
 	Fd fd(open(q.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_DIRECT));
 	if (!fd && errno == EINVAL) {
@@ -293,8 +302,8 @@ Error probe_direct(QuickFile &q, bool keep)
 	if (!fd) {
 		Error e = sys_error(errno, "open: %s", q.path.c_str());
 		if (q.created)
-			unlink(q.path.c_str());
-		g_cleanup_path = nullptr;
+			remove_if_same(q.path.c_str(), q.held.get());
+		g_cleanup = {};
 		return e;
 	}
 	struct statfs sfs {};
@@ -458,7 +467,7 @@ Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std
 	for (QuickRow &row : rows) {
 		for (unsigned i = 0; i < runs && !error && !interrupted; i++) {
 			RunId id{i, format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs)};	// each run its own random order
-			QuickOutcome o = quick_run(quick_options(opt, q, row.test, row.write), q.created ? &q.id : nullptr,
+			QuickOutcome o = quick_run(quick_options(opt, q, row.test, row.write), q.held ? &q.id : nullptr,
 						   waiter, id, &ceiling);
 			for (const std::string &w : o.warnings)
 				if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
@@ -473,6 +482,19 @@ Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std
 	}
 	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const QuickRow &r) { return r.runs.empty(); }), rows.end());
 	return error;
+}
+
+// The test file removed at the end, but only while its path still names
+// the file sdb made: one renamed onto it during the suite stays, and a
+// warning says so.
+Error remove_test_file(const QuickFile &q, std::vector<std::string> &warnings)
+{
+	int err = remove_if_same(q.path.c_str(), q.held.get());
+	if (err == ESTALE)
+		warnings.push_back(q.path + " is no longer the test file sdb made (something was renamed onto it): left in place");
+	if (err && err != ENOENT && err != ESTALE)
+		return sys_error(err, "unlink: %s", q.path.c_str());
+	return {};
 }
 
 // Lay out, run the profile's rows, report, remove the file.
@@ -494,6 +516,10 @@ int run_quick(const Options &opt, std::FILE *out)
 	Options layout_opt = layout_options(opt, q);
 	Error error = make_plan(layout_opt, check, nullptr, Files::regions);
 	check.exclusive.reset();	// each test claims the device itself
+	if (!error && q.device && !check.locks.empty()) {	// the check's lock, the suite's from now on
+		q.held = std::move(check.locks[0]);
+		q.id = check.targets[0].id;
+	}
 	if (!error)
 		error = probe_direct(q, opt.keep);
 	if (error) {
@@ -511,7 +537,7 @@ int run_quick(const Options &opt, std::FILE *out)
 	if (!q.direct)
 		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
 				   "): buffered I/O, caches evicted before reads");
-	QuickOutcome laid = quick_run(layout_opt, q.created ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
+	QuickOutcome laid = quick_run(layout_opt, q.held ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
 	error = laid.error;	// its warnings are the rows' to give
 	bool interrupted = laid.interrupted;
 	if (!error && !interrupted && !opt.json)
@@ -523,9 +549,10 @@ int run_quick(const Options &opt, std::FILE *out)
 		rows.clear();
 
 	bool kept = opt.keep || !q.created;
-	g_cleanup_path = nullptr;
-	if (!kept && unlink(q.path.c_str()) != 0 && errno != ENOENT && !error)
-		error = sys_error(errno, "unlink: %s", q.path.c_str());
+	g_cleanup = {};
+	if (!kept)
+		if (Error e = remove_test_file(q, warnings); e && !error)
+			error = e;
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
 	if (opt.json)

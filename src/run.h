@@ -100,7 +100,8 @@ void *worker_main(void *arg)
 	w.gate->arrive();
 	if (!w.error && !g_stop.raised())
 		timed_phase(w);
-	w.fd.reset();
+	if (!w.created)	// a new file's stays open: its lock, and what remove_created() compares
+		w.fd.reset();
 	w.gate->leave();
 	return nullptr;
 }
@@ -212,7 +213,13 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 	std::fflush(stderr);
 }
 
-const char *g_cleanup_path = nullptr;	// the quick suite's test file, removed even on a second Ctrl-C
+// The quick suite's test file, removed even on a second Ctrl-C: its path
+// and the descriptor that proves it is still sdb's (remove_if_same()).
+struct CleanupFile {
+	const char *path = nullptr;
+	int fd = -1;
+};
+CleanupFile g_cleanup;
 
 // Signals arrive through a signalfd (they are blocked in every thread; see
 // SignalScope), worker news through the gate's eventfd: no signal handler ever
@@ -283,8 +290,8 @@ private:
 		if (read(signal_fd_.get(), &info, sizeof info) != sizeof info)
 			return;
 		if (interrupted) {
-			if (g_cleanup_path)
-				unlink(g_cleanup_path);
+			if (g_cleanup.path)
+				remove_if_same(g_cleanup.path, g_cleanup.fd);
 			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
 			ssize_t ignored = write(2, msg, sizeof msg - 1);
 			(void)ignored;
@@ -532,14 +539,13 @@ bool ran_any(const Shared &s)
 }
 
 // A run that never started (a thread could not open its file, a signal
-// came first) leaves none of the files it created behind.
+// came first) leaves none of the files it created behind: each removed
+// while its path still names the inode the worker holds open.
 void remove_created(const Shared &s)
 {
-	for (auto &w : s.workers) {
-		struct stat st {};
-		if (w->created && lstat(w->target->path.c_str(), &st) == 0 && identity_of(st) == *w->created)
-			unlink(w->target->path.c_str());
-	}
+	for (auto &w : s.workers)
+		if (w->created)
+			remove_if_same(w->target->path.c_str(), w->fd.get());
 }
 
 void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buffer>> &buffers, Waiter &waiter,

@@ -189,7 +189,8 @@ Error open_target(Worker &w)
 		flags |= O_SYNC;
 	w.fd = Fd(open(t.path.c_str(), flags, 0644));
 	if (!w.fd && errno == EEXIST && t.kind == Kind::missing)
-		return runtime_error("%s appeared while sdb was starting: refusing to write to it", t.path.c_str());
+		return runtime_error("%s appeared while sdb was starting%s: refusing to write to it", t.path.c_str(),
+				     lock_note(t.path).c_str());
 	if (!w.fd && errno == EINVAL && o.direct)
 		return runtime_error("open: %s: O_DIRECT (-D) is not supported here: %s", t.path.c_str(), std::strerror(errno));
 	if (!w.fd)
@@ -200,6 +201,10 @@ Error open_target(Worker &w)
 	if (t.kind == Kind::missing) {
 		w.created = identity_of(st);
 		fsetxattr(w.fd.get(), owner_xattr, "1", 1, 0);	// where it fails, see check_overwrite()
+		if (Error e = lock_target(w.fd.get(), t.path, true)) {	// the run's lock (hold_lock() in plan.h)
+			w.created.reset();	// another run has it already: its file now, which stays
+			return e;
+		}
 	} else if (identity_of(st) != t.id) {
 		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
 	}

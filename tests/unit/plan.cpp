@@ -1,13 +1,19 @@
 // Unit tests of src/plan.h: make_plan()'s sizes, files and regions, planned
-// without touching the disk, and the mount table.
+// without touching the disk, the mount table, and the rules of guard.h as
+// make_plan() applies them (kernel file systems, locks, other writers).
 #include "../../src/plan.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST_SUITE("plan") {
@@ -100,6 +106,116 @@ TEST_CASE("make_plan: defaults and sizes without touching the disk")
 	Error e = make_plan(r, none);
 	CHECK(e.status == exit_usage);
 	CHECK(e.msg.find("-s SIZE is required") != std::string::npos);
+}
+
+TEST_CASE("make_plan: a write on a kernel pseudo-file system is refused, --force or not; a read is planned")
+{
+	for (bool force : {false, true}) {
+		Options o;
+		o.op = Options::Op::write;
+		o.file = "/proc/self/comm";	// zero bytes long: "empty" to a rule that asked only for the size
+		o.size = 4096;
+		o.force = force;
+		Plan plan;
+		Error e = make_plan(o, plan);
+		CHECK(e.status == exit_runtime);
+		CHECK(e.msg == "/proc/self/comm is on procfs, a kernel pseudo-file system whose files are the kernel's "
+			       "settings: sdb never writes there, even with --force");
+		o.op = Options::Op::mix;
+		Plan mix;
+		CHECK(make_plan(o, mix).msg.find("is on procfs") != std::string::npos);
+	}
+	Options o;
+	o.op = Options::Op::write;
+	o.file = "/proc/sdb-new-file";	// a new file there: the directory's file system decides
+	o.size = 4096;
+	Plan plan;
+	CHECK(make_plan(o, plan).msg.find("is on procfs") != std::string::npos);
+	o.op = Options::Op::read;
+	o.file = "/proc/self/status";
+	Plan read;
+	CHECK(!make_plan(o, read));
+}
+
+TEST_CASE("make_plan: the plan holds the run's lock on each target, exclusive for writes, shared for reads")
+{
+	NewFileWrite t(2, MiB);
+	for (const char *name : {"/f.0", "/f.1"})
+		REQUIRE(close(open((std::string(t.dir) + name).c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644)) == 0);	// empty
+	int other = open((std::string(t.dir) + "/f.1").c_str(), O_RDONLY | O_CLOEXEC);
+	REQUIRE(other >= 0);
+	{
+		Plan writes;
+		REQUIRE(!make_plan(t.o, writes));
+		CHECK(writes.locks.size() == 2);
+		CHECK(flock(other, LOCK_SH | LOCK_NB) != 0);	// nobody reads while it writes
+		Plan second;
+		Error e = make_plan(t.o, second);
+		CHECK(e.status == exit_runtime);
+		CHECK(e.msg.find(".0 is in use by another run that writes it (PID " + std::to_string(getpid())) !=
+		      std::string::npos);
+	}
+	CHECK(flock(other, LOCK_SH | LOCK_NB) == 0);	// the plan gone, its locks with it
+	t.o.op = Options::Op::read;
+	Plan reads;
+	CHECK(!make_plan(t.o, reads));	// readers share
+	t.o.op = Options::Op::write;
+	Plan writes;
+	CHECK(make_plan(t.o, writes).msg.find(".0 is in use by another run that reads it") != std::string::npos);
+	close(other);
+	for (const char *name : {"/f.0", "/f.1"})
+		unlink((std::string(t.dir) + name).c_str());
+}
+
+TEST_CASE("make_plan: a file another process holds open for writing needs --force, and the message names it")
+{
+	NewFileWrite t(1, MiB);
+	REQUIRE(close(open(t.o.file.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644)) == 0);	// empty: sdb's to write
+	int ready[2];
+	REQUIRE(pipe(ready) == 0);
+	pid_t child = fork();
+	REQUIRE(child >= 0);
+	if (child == 0) {
+		char c = open(t.o.file.c_str(), O_WRONLY) >= 0 ? 'y' : 'n';
+		ssize_t ignored = write(ready[1], &c, 1);
+		(void)ignored;
+		pause();
+		_exit(0);
+	}
+	char c = 0;
+	CHECK(read(ready[0], &c, 1) == 1);
+	Plan plan;
+	Error e = make_plan(t.o, plan);
+	CHECK(e.status == exit_usage);
+	CHECK(e.msg.find(format("is open for writing by PID %d (", static_cast<int>(child))) != std::string::npos);
+	t.o.force = true;
+	Plan forced;
+	CHECK(!make_plan(t.o, forced));
+	kill(child, SIGKILL);
+	waitpid(child, nullptr, 0);
+	close(ready[0]);
+	close(ready[1]);
+	unlink(t.o.file.c_str());
+}
+
+TEST_CASE("make_plan: a symlink in a sticky world-writable directory is refused without a hint at --force")
+{
+	NewFileWrite t(1, MiB);
+	std::string sticky = std::string(t.dir) + "/sticky", link = sticky + "/link";
+	REQUIRE(mkdir(sticky.c_str(), 01777) == 0);
+	REQUIRE(chmod(sticky.c_str(), 01777) == 0);	// past the umask
+	REQUIRE(symlink("../f", link.c_str()) == 0);
+	t.o.file = link;
+	for (bool force : {false, true}) {
+		t.o.force = force;
+		Plan plan;
+		Error e = make_plan(t.o, plan);
+		CHECK(e.status == exit_runtime);
+		CHECK(e.msg.find("refusing to follow it, even with --force") != std::string::npos);
+		CHECK(e.msg.find("only with --force") == std::string::npos);
+	}
+	unlink(link.c_str());
+	rmdir(sticky.c_str());
 }
 
 } // TEST_SUITE("plan")
