@@ -282,8 +282,6 @@ std::vector<Holder> holders_of(const struct stat &st, const Survey &s)
 	return found;
 }
 
-std::vector<Holder> holders_of(const struct stat &st) { return holders_of(st, survey()); }
-
 // Is loop device `name` (loop0) backed by the inode st describes (a
 // regular file; a block device node by its device number)?  Asked of the
 // device (LOOP_GET_STATUS64: the backing inode, whichever mount namespace

@@ -116,7 +116,7 @@ TEST_CASE("holders_of: another process with the file open, and whether it writes
 		struct stat st {};
 		REQUIRE(stat(f.c_str(), &st) == 0);
 		bool found = false;
-		for (const Holder &h : holders_of(st))
+		for (const Holder &h : holders_of(st, survey()))
 			if (h.pid == child) {
 				found = true;
 				CHECK(h.writes == (mode != O_RDONLY));
@@ -130,7 +130,7 @@ TEST_CASE("holders_of: another process with the file open, and whether it writes
 	}
 	struct stat st {};
 	REQUIRE(stat(f.c_str(), &st) == 0);
-	CHECK(holders_of(st).empty());	// this process's own descriptors do not count
+	CHECK(holders_of(st, survey()).empty());	// this process's own descriptors do not count
 }
 
 TEST_CASE("read_mounts: from a given mountinfo, its escapes undone")
