@@ -30,6 +30,7 @@
 #include "src/report.h"	// the human report and the JSON document
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines
+#include "src/fleet.h"	// many hosts together: skew, overlap, stragglers, launcher warnings
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 
@@ -105,6 +106,8 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	}
 
 	std::vector<std::string> early = target_warnings(plan);
+	for (std::string &w : launcher_warnings(opt))	// a relative --start-at under srun or mpirun
+		early.push_back(std::move(w));
 	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
 	Execution ex;
