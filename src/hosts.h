@@ -84,13 +84,14 @@ std::vector<std::string> ssh_command()
 // The remote command wrapped so that the end of its standard input stops
 // it: sh runs sdb in the background and waits; a reader of the original
 // standard input (fd 3: an asynchronous list's own is /dev/null) sends
-// the remote sdb SIGINT when it ends, so that the run stops and reports
-// what it has.  This sdb ends it (closes its end of ssh's standard input)
-// on Ctrl-C and at --host-timeout; a lost connection ends it too.
+// the remote sdb SIGTERM when it ends (an asynchronous list ignores
+// SIGINT), so that the run stops and reports what it has.  This sdb ends
+// it (closes its end of ssh's standard input) on Ctrl-C and at
+// --host-timeout; a lost connection ends it too.
 std::string remote_script(const std::string &command)
 {
 	return "sh -c " + shell_quote("exec 3<&0; " + command +
-				      " </dev/null & p=$!; { read -r _ <&3; kill -INT $p; } 2>/dev/null & w=$!; "
+				      " </dev/null & p=$!; { read -r _ <&3; kill -TERM $p; } 2>/dev/null & w=$!; "
 				      "wait $p; s=$?; kill $w 2>/dev/null; exit $s");
 }
 
@@ -216,7 +217,7 @@ std::string remote_failure(const Remote &r, bool has_document, const std::string
 	if (code == 127)
 		return (line.empty() ? std::string("command not found") : line) +
 		       " (exit 127: no sdb there? SDB_REMOTE names the remote command)";
-	if (!load_error.empty() && (code == 0 || line.rfind("sdb: ", 0) != 0))
+	if (!load_error.empty() && (code == 0 || line.empty()))
 		return load_error;	// output that is not a result: say why, not "no result"
 	if (!line.empty())
 		return line;
