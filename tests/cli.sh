@@ -128,7 +128,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 30 options" 30 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 32 options" 32 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ worker-quick-check
@@ -1560,17 +1560,18 @@ rm -f rampv
 # --merge of -M, --fsync and --ramp runs: the header says what they ran.
 run -M 70 -f mixm -s 1m -b 4k --fsync 2 --ramp 0.1 -t 0.2 --json
 printf '%s\n' "$out" >mixm.json
-run --merge mixm.json mixm.json
+jq '.host = "other"' mixm.json >mixm2.json	# the same document twice is an error now (issue 22)
+run --merge mixm.json mixm2.json
 matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
 	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
 matches "--merge of -M runs: the Total's reads and writes apart" "$out" "*Total (2 results*read  *%: *IOPS*write  *%: *IOPS*"
-run --merge mixm.json mixm.json --json
+run --merge mixm.json mixm2.json --json
 check "--merge --json of -M runs: total.read and total.write add up" \
 	"$(jq '[.total.read.ops * 2, .total.write.ops * 2, .total.read.bytes * 2] | join(" ")' mixm.json)" \
 	"$(jq '[.total.read.ops, .total.write.ops, .total.read.bytes] | join(" ")' <<<"$out")"
 check "--merge --json of -M runs: reads and writes make the total" true \
 	"$(jq '.total.read.ops + .total.write.ops == .total.ops and .total.read.bytes + .total.write.bytes == .total.bytes' <<<"$out")"
-rm -f mixm mixm.json
+rm -f mixm mixm.json mixm2.json
 # --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
 # here): -f's %h and %r go to each host as given, for it to expand, and
 # the new options reach it.
@@ -1580,15 +1581,19 @@ chmod +x hostsx/fakessh
 SDB_SSH=$work/hostsx/fakessh SDB_REMOTE=$sdb run --hosts localhost -M 70 -s 1m -b 4k --fsync 1 --ramp 0.1 -t 0.2 \
 	-f "$work/hostsx/t.%h.%r" --json
 check "--hosts -M --fsync --ramp: exit 0, one host merged" "0 1" "$rc $(jq '.total.hosts' <<<"$out")"
-contains "--hosts: -f's pattern goes to the host unexpanded" "$(cat hostsx/ssh.log)" "'--file=$work/hostsx/t.%h.%r'"
-contains "--hosts: -M, --fsync and --ramp go to the host" "$(cat hostsx/ssh.log)" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
+remote=$(eval "set -- $(cat hostsx/ssh.log)"; printf '%s' "$3")	# the sdb command inside "sh -c '...'"
+contains "--hosts: -f's pattern goes to the host unexpanded" "$remote" "'--file=$work/hostsx/t.%h.%r'"
+contains "--hosts: -M, --fsync and --ramp go to the host" "$remote" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
 rm -rf hostsx
-# --merge of a damaged document: sizes past 64 bits are taken as 0, not
+# --merge of a damaged document: sizes past 64 bits are an error naming
+# the file and the field (issue 22: they were read as a silent 0), never
 # converted out of range (undefined behaviour; 8 EiB on x86).
 run -w -f dmg -s 64k -b 16k --json
 jq '.total.bytes = 1e300 | .options.block_size = 1e300' <<<"$out" >dmg.json
 run --merge dmg.json --json
-check "--merge: a total of 1e300 bytes is read as 0" "0 0" "$rc $(jq '.total.bytes' <<<"$out")"
+check "--merge: a total of 1e300 bytes is an error naming the field, and the JSON still one document" "1 0 0" \
+	"$rc $(jq '.total.bytes, .total.hosts' <<<"$out" | xargs)"
+contains "--merge: 1e300 bytes: the field named" "$err" "sdb: dmg.json: options.block_size: 1.0000000000000001e+300 is not a count"
 rm -f dmg dmg.json
 fi
 
