@@ -219,8 +219,8 @@ std::string remote_failure(const Remote &r, bool has_document, const std::string
 		       " (exit 127: no sdb there? SDB_REMOTE names the remote command)";
 	if (!load_error.empty() && (code == 0 || line.empty()))
 		return load_error;	// output that is not a result: say why, not "no result"
-	if (!line.empty())
-		return line;
+	if (!line.empty())	// the remote sdb's own (exit 1 or 2), else what ended it, and how
+		return code == 1 || code == 2 ? line : format("%s (exit %d)", line.c_str(), code);
 	return format("exit %d, and no result on its standard output", code);
 }
 
