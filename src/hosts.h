@@ -1,6 +1,8 @@
 // hosts: --hosts HOST[:PATH],....  The same run on every host over ssh
-// (SDB_SSH, SDB_REMOTE) with a common --start-at, each remote run's JSON
-// collected and merged as --merge does (run_hosts).
+// (SDB_SSH, SDB_REMOTE) with a common --start-at (in waves of --fanout),
+// each remote run stoppable through its standard input (remote_script:
+// Ctrl-C, --host-timeout), a status line per host on a terminal, and each
+// remote run's JSON collected and merged as --merge does (run_hosts).
 #pragma once
 
 #include "base.h"

@@ -17,6 +17,7 @@
 #include "fleet.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -32,15 +33,51 @@
 #include <vector>
 
 #include <dirent.h>
+#include <csignal>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
 
+// Ctrl-C (INT, TERM, HUP) while --merge reads: taken from a signalfd, so
+// that what was read is still merged and reported (one JSON document).
+struct MergeSignals {
+	sigset_t set {}, old {};
+	Fd fd;
+	int received = 0;
+
+	MergeSignals()
+	{
+		sigemptyset(&set);
+		for (int sig : {SIGINT, SIGTERM, SIGHUP})
+			sigaddset(&set, sig);
+		pthread_sigmask(SIG_BLOCK, &set, &old);
+		fd = Fd(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+	}
+	MergeSignals(const MergeSignals &) = delete;
+	MergeSignals &operator=(const MergeSignals &) = delete;
+	~MergeSignals()
+	{
+		flush_output(stdout);
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
+	}
+	bool taken()
+	{
+		signalfd_siginfo info;
+		if (!received && fd && read(fd.get(), &info, sizeof info) == sizeof info)
+			received = static_cast<int>(info.ssi_signo);
+		return received != 0;
+	}
+};
+
 // Standard input or a file, whole; documents are small (a histogram bucket
-// per line at most), so anything over 256 MiB is not one.
-Error read_input(const std::string &file, std::string &text)
+// per line at most), so anything over 256 MiB is not one.  A signal (sig,
+// when given) ends the read.
+Error read_input(const std::string &file, std::string &text, MergeSignals *sig = nullptr)
 {
 	Fd owned;
 	int fd = 0;
@@ -55,6 +92,13 @@ Error read_input(const std::string &file, std::string &text)
 		text.reserve(static_cast<std::size_t>(st.st_size));	// no doubling: the text is most of what is held
 	char chunk[65536];
 	for (;;) {
+		if (sig && sig->fd) {
+			pollfd fds[2] = {{fd, POLLIN, 0}, {sig->fd.get(), POLLIN, 0}};
+			if (poll(fds, 2, -1) < 0 && errno != EINTR)
+				return sys_error(errno, "poll");
+			if (sig->taken())
+				return runtime_error("%s: interrupted while reading it", input_name(file).c_str());
+		}
 		ssize_t n = read(fd, chunk, sizeof chunk);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -283,9 +327,9 @@ Error seconds_field(const Json &obj, const char *key, const std::string &name, c
 	return {};
 }
 
-// n I/Os of bucket i into h, and into the run's tally, which stays below
+// n I/Os of bucket i onto h, and into the run's tally, which stays below
 // 2^64 I/Os and 2^64 ns (past either the Histogram's sums wrap: "avg 0 ns").
-Error add_bucket_checked(HostRun &r, Histogram &h, unsigned i, std::uint64_t n, const std::string &name,
+Error add_bucket_checked(HostRun &r, Buckets &h, unsigned i, std::uint64_t n, const std::string &name,
 			 const std::string &field)
 {
 	std::uint64_t mid = Histogram::midpoint(i);
@@ -294,12 +338,13 @@ Error add_bucket_checked(HostRun &r, Histogram &h, unsigned i, std::uint64_t n, 
 				     "not a run's", name.c_str(), field.c_str(), format("%.3g", static_cast<double>(r.latency_ios) + static_cast<double>(n)).c_str());
 	r.latency_ios += n;
 	r.latency_ns += mid * n;
-	h.add_bucket(i, n);
+	if (n)
+		h.push_back({i, n});
 	return {};
 }
 
-// A histogram value into h: a lifted one (its marker) or [[low, high, count], ...].
-Error add_histogram(const Json &value, const std::vector<Buckets> &side, HostRun &r, Histogram &h,
+// A histogram value onto h: a lifted one (its marker) or [[low, high, count], ...].
+Error add_histogram(const Json &value, const std::vector<Buckets> &side, HostRun &r, Buckets &h,
 		    const std::string &name, const std::string &field)
 {
 	if (value.type == Json::Type::string && value.text.size() > 2 && value.text[0] == '\0' && value.text[1] == 'H') {
@@ -338,21 +383,66 @@ Error add_histogram(const Json &value, const std::vector<Buckets> &side, HostRun
 	return {};
 }
 
-Buckets buckets_of(const Histogram &h)
+// Buckets in any order, some twice (the threads'), as one sorted list.
+void coalesce(Buckets &b)
 {
-	Buckets b;
-	for (unsigned i = 0; i < Histogram::buckets; i++)
-		if (h.at(i))
-			b.push_back({i, h.at(i)});
-	return b;
+	std::sort(b.begin(), b.end());
+	std::size_t out = 0;
+	for (std::size_t i = 0; i < b.size(); i++)
+		if (out && b[out - 1].first == b[i].first)
+			b[out - 1].second += b[i].second;
+		else
+			b[out++] = b[i];
+	b.resize(out);
+}
+
+// The value at or below which a fraction q of a sorted, coalesced list's
+// I/Os lie, exactly as Histogram::percentile gives it of the same buckets
+// (a document's own summary without a 59 KB Histogram each).
+std::uint64_t bucket_percentile(const Buckets &b, std::uint64_t count, double q)
+{
+	if (b.empty())
+		return 0;
+	std::uint64_t lo = Histogram::low(b.front().first), hi = Histogram::high(b.back().first);
+	auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count)));
+	if (rank >= count)
+		return hi;
+	rank = std::max<std::uint64_t>(rank, 1);
+	std::uint64_t seen = 0;
+	for (const auto &x : b) {
+		seen += x.second;
+		if (seen >= rank)
+			return std::clamp(Histogram::midpoint(x.first), lo, hi);
+	}
+	return hi;
+}
+
+// json_latency of the same buckets.
+std::string json_latency_of(const Buckets &b, std::uint64_t count, std::uint64_t sum_ns)
+{
+	return format("{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		      ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		      b.empty() ? 0 : Histogram::low(b.front().first), count ? sum_ns / count : 0, bucket_percentile(b, count, 0.5),
+		      bucket_percentile(b, count, 0.9), bucket_percentile(b, count, 0.99), bucket_percentile(b, count, 0.999),
+		      b.empty() ? 0 : Histogram::high(b.back().first));
 }
 
 std::string json_buckets(const Buckets &b)
 {
 	std::string s = "[";
-	for (const auto &x : b)
-		s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s.size() > 1 ? ", " : "", Histogram::low(x.first),
-			    Histogram::high(x.first), x.second);
+	auto put = [&](std::uint64_t v) {	// to_chars, not printf: 10000 hosts' buckets are millions of numbers
+		char digits[24];
+		s.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits));
+	};
+	for (const auto &x : b) {
+		s += s.size() > 1 ? ", [" : "[";
+		put(Histogram::low(x.first));
+		s += ", ";
+		put(Histogram::high(x.first));
+		s += ", ";
+		put(x.second);
+		s += ']';
+	}
 	return s + "]";
 }
 
@@ -420,7 +510,7 @@ void load_device(const Json &doc, HostRun &r)
 Error load_latency(const Json &doc, const Json &total, const std::vector<Buckets> &side, const std::string &name,
 		   HostRun &r)
 {
-	Histogram h;
+	Buckets h;
 	const Json *threads = doc.find("threads", Json::Type::array);
 	if (threads) {
 		r.histogram = !threads->items.empty();
@@ -449,9 +539,10 @@ Error load_latency(const Json &doc, const Json &total, const std::vector<Buckets
 		r.latency_ios = r.latency_ns = 0;
 		return {};
 	}
-	r.latency = buckets_of(h);
-	r.latency_json = json_latency(h);
-	r.p99 = h.percentile(0.99);
+	coalesce(h);
+	r.latency = std::move(h);
+	r.latency_json = json_latency_of(r.latency, r.latency_ios, r.latency_ns);
+	r.p99 = bucket_percentile(r.latency, r.latency_ios, 0.99);
 	return {};
 }
 
@@ -814,18 +905,20 @@ std::string merged_side(const Merged &m, int k)
 
 std::string json_host(const HostRun &r)
 {
-	return format("{\"source\": %s, \"host\": %s, \"rank\": %s, \"threads\": %u, \"start_unix\": %s, \"end_unix\": %s, "
-		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
-		      "\"bytes_per_second\": %s, \"iops\": %s}, \"latency_ns\": %s, \"device\": %s, \"histogram\": %s, "
-		      "\"interrupted\": %s, \"error\": %s}",
-		      json_string(r.source).c_str(), json_string_or_null(r.host).c_str(),
-		      r.rank ? std::to_string(*r.rank).c_str() : "null", r.threads,
-		      r.windowed ? json_number(r.start_unix).c_str() : "null",
-		      r.windowed ? json_number(r.end_unix).c_str() : "null", r.bytes, r.ops, json_number(r.seconds).c_str(),
-		      json_number(rate(r.bytes, r.seconds)).c_str(), json_number(rate(r.ops, r.seconds)).c_str(),
-		      r.histogram ? r.latency_json.c_str() : "null", r.device.present ? r.device.json.c_str() : "null",
-		      r.histogram ? json_buckets(r.latency).c_str() : "null", json_bool(r.interrupted).c_str(),
-		      json_string_or_null(r.error).c_str());
+	std::string s = format("{\"source\": %s, \"host\": %s, \"rank\": %s, \"threads\": %u, \"start_unix\": %s, \"end_unix\": %s, "
+			       "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
+			       "\"bytes_per_second\": %s, \"iops\": %s}, \"latency_ns\": %s, \"device\": ",
+			       json_string(r.source).c_str(), json_string_or_null(r.host).c_str(),
+			       r.rank ? std::to_string(*r.rank).c_str() : "null", r.threads,
+			       r.windowed ? json_number(r.start_unix).c_str() : "null",
+			       r.windowed ? json_number(r.end_unix).c_str() : "null", r.bytes, r.ops, json_number(r.seconds).c_str(),
+			       json_number(rate(r.bytes, r.seconds)).c_str(), json_number(rate(r.ops, r.seconds)).c_str(),
+			       r.histogram ? r.latency_json.c_str() : "null");
+	s += r.device.present ? r.device.json : "null";	// appended, not through format(): the histogram is most of it
+	s += ", \"histogram\": ";
+	s += r.histogram ? json_buckets(r.latency) : "null";
+	s += format(", \"interrupted\": %s, \"error\": %s}", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
+	return s;
 }
 
 std::string json_fleet(const std::vector<HostRun> &runs, const Merged &m)
@@ -846,8 +939,11 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
 	doc += ",\n \"options\": " + (runs.empty() ? std::string("{}") : json_dump(runs[0].options));
 	doc += ",\n \"hosts\": [";
-	for (std::size_t i = 0; i < runs.size(); i++)
+	for (std::size_t i = 0; i < runs.size(); i++) {	// a host at a time: 10000 hosts' histograms are 100 MB
 		doc += (i ? ",\n  " : "\n  ") + json_host(runs[i]);
+		std::fputs(doc.c_str(), out);
+		doc.clear();
+	}
 	for (std::size_t i = 0; i < failed.size(); i++)
 		doc += format("%s{\"source\": %s, \"host\": %s, \"exit\": %s, \"error\": %s}", runs.size() + i ? ",\n  " : "\n  ",
 			      json_string(failed[i].label).c_str(), json_string(failed[i].label).c_str(),
@@ -1027,21 +1123,25 @@ std::vector<std::string> expand_inputs(const std::vector<std::string> &files)
 }
 
 // sdb --merge FILE...: every input that loads is merged; each that does
-// not is one error line, and the exit status is 1.
+// not is one error line, and the exit status is 1.  Ctrl-C while an input
+// is read (a pipe from a fleet tool) merges what was read: exit 128+n.
 int run_merge(const Options &opt, std::FILE *out)
 {
 	std::vector<HostRun> runs;
 	std::vector<std::string> errors;
 	Seen seen;
+	MergeSignals sig;
 	auto failed = [&](const Error &e) {
 		print_error(e);
 		errors.push_back(e.msg);
 	};
 	for (const std::string &file : expand_inputs(opt.merge_files)) {
+		if (sig.taken())
+			break;
 		std::vector<HostRun> found;
 		{
 			std::string text;
-			Error e = read_input(file, text);
+			Error e = read_input(file, text, &sig);
 			if (!e)
 				e = load_inputs(text, input_name(file), found);
 			if (e) {
@@ -1056,7 +1156,9 @@ int run_merge(const Options &opt, std::FILE *out)
 				runs.push_back(std::move(r));
 		}
 	}
-	report_merged(out, runs, {}, errors, opt.json, true, false);
+	report_merged(out, runs, {}, errors, opt.json, true, sig.received != 0);
+	if (sig.received)
+		return 128 + sig.received;
 	// A run that failed after it started (a bad --verify, an I/O error) is
 	// merged and warned about, and fails the merge as --hosts fails.
 	bool any_failed = std::any_of(runs.begin(), runs.end(), [](const HostRun &r) { return !r.error.empty(); });
