@@ -38,17 +38,17 @@ make_docs() {	# N DIR
 			f = sprintf("%s/%05d.json", d, i); printf "%s", s > f; close(f)
 		} }' template.json
 }
-# measure LABEL N INPUT-BYTES COMMAND...: one row: seconds and peak RSS.
-printf '%-36s %8s %11s %9s %10s %11s\n' "fleet" "inputs" "input MiB" "seconds" "peak MiB" "peak/input"
+# row LABEL N INPUT-BYTES COMMAND...: one row: wall and CPU seconds, peak RSS.
+printf '%-36s %8s %11s %9s %9s %10s %11s\n' "fleet" "inputs" "input MiB" "seconds" "cpu s" "peak MiB" "peak/input"
 row() {
 	local label=$1 n=$2 bytes=$3
 	shift 3
-	/usr/bin/time -o time.txt -f '%e %M' "$@" >/dev/null 2>err.txt
-	local rc=$? secs kib
-	read -r secs kib < <(tail -n 1 time.txt)
+	/usr/bin/time -o time.txt -f '%e %M %U %S' "$@" >/dev/null 2>err.txt
+	local rc=$? secs kib user sys
+	read -r secs kib user sys < <(tail -n 1 time.txt)
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || secs="failed($rc)"
-	awk -v l="$label" -v n="$n" -v b="$bytes" -v s="$secs" -v k="$kib" \
-		'BEGIN { printf "%-36s %8d %11.1f %9s %10.1f %11.2f\n", l, n, b / 1048576, s, k / 1024, b ? k * 1024 / b : 0 }'
+	awk -v l="$label" -v n="$n" -v b="$bytes" -v s="$secs" -v k="$kib" -v c="$user $sys" \
+		'BEGIN { split(c, t, " "); printf "%-36s %8d %11.1f %9s %9.2f %10.1f %11.2f\n", l, n, b / 1048576, s, t[1] + t[2], k / 1024, b ? k * 1024 / b : 0 }'
 }
 for n in $COUNTS; do
 	make_docs "$n" "docs$n"
@@ -76,6 +76,6 @@ wait "$pid"; rc=$?
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 [ "$rc" -eq 0 ] || secs="failed($rc)"
 awk -v l="--hosts over $HOSTS stand-in hosts" -v n="$HOSTS" -v s="$secs" -v k="$hwm" \
-	'BEGIN { printf "%-36s %8d %11s %9s %10.1f %11s\n", l, n, "-", s, k / 1024, "-" }'
+	'BEGIN { printf "%-36s %8d %11s %9s %9s %10.1f %11s\n", l, n, "-", s, "-", k / 1024, "-" }'
 echo "(--hosts: from the launch to the merged report of $(grep -c '^Host ' hosts.txt) hosts: the common start $(
 	awk -v n="$HOSTS" 'BEGIN { printf "%.2f", 3 + 0.05 * (n > 10 ? n - 10 : 0) }') s ahead, 1 s runs; peak: sdb's own process)"
