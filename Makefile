@@ -102,9 +102,11 @@ FUZZ_SECONDS = 120
 fuzz:
 	sh tests/fuzz.sh $(FUZZ_SECONDS)
 
-# The side-by-side benchmark against fio, dd and a minimal loop.
+# The side-by-side benchmark against fio, dd and a minimal loop, then the
+# fleet row (--merge of up to 10000 documents, --hosts over 100 stand-ins).
 bench: sdb
 	bash bench/run.sh
+	bash bench/fleet.sh
 
 install: sdb
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPDIR)

@@ -35,10 +35,11 @@
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
+#include "src/fleet.h"	// many hosts together: skew, overlap, stragglers, launcher warnings
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
-#include "src/hosts.h"
-#include "src/html.h"	// --html: a run's page, its charts drawn as inline SVG	// --hosts: the run on every host over ssh, merged
+#include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
+#include "src/html.h"	// --html: a run's page, its charts drawn as inline SVG
 
 #include <cerrno>
 #include <csignal>
@@ -123,6 +124,8 @@ Error html_report(const std::string &path, const Report &report)
 	}
 
 	std::vector<std::string> early = target_warnings(plan);
+	for (std::string &w : launcher_warnings(opt))	// a relative --start-at under srun or mpirun
+		early.push_back(std::move(w));
 	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
 	Execution ex;

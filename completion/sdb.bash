@@ -21,7 +21,7 @@ _sdb()
             _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
             return
             ;;
-        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at | --fsync | --ramp)
+        -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at | --fsync | --ramp | --fanout | --host-timeout)
             return      # a number: nothing useful to offer
             ;;
         -m | --mode) offer='seq rand' ;;
@@ -41,7 +41,7 @@ _sdb()
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify
-                    --hosts --merge --compare --html --probe --destructive
+                    --hosts --merge --fanout --host-timeout --compare --html --probe --destructive
                     -V --version -h --help'
             fi
             ;;

@@ -145,7 +145,7 @@ Error run_tested(const Json &doc, const std::string &file, Tested &t)
 	if (const Json *threads = doc.find("threads", Json::Type::array))
 		for (const Json &th : threads->items)
 			if (const Json *buckets = th.find("histogram", Json::Type::array))
-				if (Error e = add_histogram(*buckets, h, input_name(file)))
+				if (Error e = histogram_of(*buckets, input_name(file), "threads[].histogram", h))
 					return e;
 	t.p99.value = static_cast<double>(h.percentile(0.99));
 	return {};

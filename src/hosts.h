@@ -1,6 +1,8 @@
 // hosts: --hosts HOST[:PATH],....  The same run on every host over ssh
-// (SDB_SSH, SDB_REMOTE) with a common --start-at, each remote run's JSON
-// collected and merged as --merge does (run_hosts).
+// (SDB_SSH, SDB_REMOTE) with a common --start-at (in waves of --fanout),
+// each remote run stoppable through its standard input (remote_script:
+// Ctrl-C, --host-timeout), a status line per host on a terminal, and each
+// remote run's JSON collected and merged as --merge does (run_hosts).
 #pragma once
 
 #include "base.h"
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -44,7 +47,7 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		std::string name = g.substr(0, g.find('='));
 		if (name == "--file" && g.size() > 7)
 			file = g.substr(7);
-		if (name == "--hosts" || name == "--file" || name == "--json")
+		if (name == "--hosts" || name == "--file" || name == "--json" || name == "--fanout" || name == "--host-timeout")
 			continue;
 		if (name == "--start-at") {	// +SEC from here (parse_start_at made it absolute), not from each host's now
 			start_given = true;
@@ -80,15 +83,35 @@ std::vector<std::string> ssh_command()
 	return words;
 }
 
+// The remote command wrapped so that the end of its standard input stops
+// it: sh runs sdb in the background and waits; a reader of the original
+// standard input (fd 3: an asynchronous list's own is /dev/null) sends
+// the remote sdb SIGTERM when it ends (an asynchronous list ignores
+// SIGINT), so that the run stops and reports what it has.  This sdb ends
+// it (closes its end of ssh's standard input) on Ctrl-C and at
+// --host-timeout; a lost connection ends it too.
+std::string remote_script(const std::string &command)
+{
+	return "sh -c " + shell_quote("exec 3<&0; " + command +
+				      " </dev/null & p=$!; { read -r _ <&3; kill -TERM $p; } 2>/dev/null & w=$!; "
+				      "wait $p; s=$?; kill $w 2>/dev/null; exit $s");
+}
+
 // One remote run: the ssh process, its output, how it ended.
 struct Remote {
 	HostSpec spec;
 	std::string label;		// HOST[:PATH] as given
 	pid_t pid = -1;
-	Fd out, err;			// read ends of its stdout and stderr
+	Fd in, out, err;		// the write end of its stdin, the read ends of its stdout and stderr
 	std::string out_text, err_text;
 	int status = -1;		// waitpid's, once reaped
 	Error spawn_error;
+	bool spawned = false;
+	double start_at = 0;		// its wave's common start (Unix seconds)
+	std::int64_t spawned_ns = 0, stop_ns = 0;	// monotonic: when started, when asked to stop (0: not)
+	bool timed_out = false, left = false;	// --host-timeout passed; ended by sdb without waiting further
+	std::int64_t ended_ns = 0;
+	bool ended() const { return spawned && (status >= 0 || left || spawn_error); }
 };
 
 // A pipe, both ends close-on-exec: [0] to read, [1] to write.
@@ -104,24 +127,27 @@ Error make_pipe(Fd (&ends)[2])
 
 // ssh HOST 'COMMAND' in a session of its own (no terminal: no prompt, and
 // Ctrl-C reaches sdb alone), signals unblocked and at their defaults,
-// stdin /dev/null, stdout and stderr to pipes.
+// stdin a pipe this sdb holds (its end stops the run: remote_script),
+// stdout and stderr to pipes.
 Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::string &command, const sigset_t &mask)
 {
-	Fd out[2], err[2];
+	Fd in[2], out[2], err[2];
+	if (Error e = make_pipe(in))
+		return e;
 	if (Error e = make_pipe(out))
 		return e;
 	if (Error e = make_pipe(err))
 		return e;
 	std::vector<std::string> words = ssh;
 	words.push_back(r.spec.host);
-	words.push_back(command);
+	words.push_back(remote_script(command));
 	std::vector<char *> argv;
 	for (std::string &w : words)
 		argv.push_back(&w[0]);
 	argv.push_back(nullptr);
 	posix_spawn_file_actions_t actions;
 	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, in[0].get(), 0);
 	posix_spawn_file_actions_adddup2(&actions, out[1].get(), 1);
 	posix_spawn_file_actions_adddup2(&actions, err[1].get(), 2);
 	posix_spawnattr_t attr;
@@ -144,6 +170,8 @@ Error spawn_remote(Remote &r, const std::vector<std::string> &ssh, const std::st
 		r.pid = -1;
 		return sys_error(rc, "cannot run %s", ssh[0].c_str());
 	}
+	fcntl(in[1].get(), F_SETFL, O_NONBLOCK);
+	r.in = std::move(in[1]);
 	r.out = std::move(out[0]);
 	r.err = std::move(err[0]);
 	return {};
@@ -168,15 +196,20 @@ std::string last_error_line(const std::string &err)
 }
 
 // How a remote run failed, or "" when its document is there to merge.
-std::string remote_failure(const Remote &r, bool has_document, bool interrupted)
+// load_error: why its standard output, if it had any, is not a document.
+std::string remote_failure(const Remote &r, bool has_document, const std::string &load_error, bool interrupted)
 {
 	if (r.spawn_error)
 		return r.spawn_error.msg;
 	std::string line = one_line(last_error_line(r.err_text));
 	if (has_document)	// the run's own error (in its document) or none
 		return "";
+	if (r.timed_out)
+		return "no answer within --host-timeout: stopped" + (line.empty() ? std::string() : ": " + line);
 	if (interrupted)
 		return "interrupted: stopped before its result came back";
+	if (r.left)
+		return "did not end when stopped: left running";
 	if (WIFSIGNALED(r.status))
 		return format("ssh ended by SIG%s%s%s", sigabbrev_np(WTERMSIG(r.status)) ? sigabbrev_np(WTERMSIG(r.status)) : "?",
 			      line.empty() ? "" : ": ", line.c_str());
@@ -186,25 +219,160 @@ std::string remote_failure(const Remote &r, bool has_document, bool interrupted)
 	if (code == 127)
 		return (line.empty() ? std::string("command not found") : line) +
 		       " (exit 127: no sdb there? SDB_REMOTE names the remote command)";
-	if (!line.empty())
-		return line;
+	if (!load_error.empty() && (code == 0 || line.empty()))
+		return load_error;	// output that is not a result: say why, not "no result"
+	if (!line.empty())	// the remote sdb's own (exit 1 or 2), else what ended it, and how
+		return code == 1 || code == 2 ? line : format("%s (exit %d)", line.c_str(), code);
 	return format("exit %d, and no result on its standard output", code);
 }
 
-// Reads every remote's output until each ssh has ended.  A signal sends
-// each ssh SIGTERM (its session closes; the remote sdb stops and reports
-// what it has), SIGKILL 1.5 s later or at a second signal; 2 s after the
-// first, what has not ended is left.
-void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
+// The status lines (stderr on a terminal that takes escapes): a line per
+// host, or for a long list one line of counts.
+struct StatusLines {
+	bool on = false;
+	unsigned shown = 0;	// lines drawn last time
+	std::int64_t next_ns = 0;
+
+	StatusLines()
+	{
+		const char *term = std::getenv("TERM");
+		on = isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
+	}
+	static std::string state(const Remote &r, double now_unix, std::int64_t now)
+	{
+		if (!r.spawned)
+			return "queued (--fanout)";
+		if (r.ended())
+			return r.status == 0 ? "done" : r.spawn_error ? "failed" : format("ended (exit %d)", WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1);
+		if (r.stop_ns)
+			return format("stopping (%.1f s)", (now - r.stop_ns) / 1e9);
+		if (now_unix < r.start_at)
+			return format("started, the run begins in %.1f s", r.start_at - now_unix);
+		return format("running %.1f s", now_unix - r.start_at);
+	}
+	void draw(const std::vector<Remote> &remotes, bool force = false)
+	{
+		std::int64_t now = now_ns();
+		if (!on || (!force && now < next_ns))
+			return;
+		next_ns = now + 250000000;
+		double now_unix = realtime_ns() / 1e9;
+		std::vector<std::string> lines;
+		if (remotes.size() <= 20) {
+			for (const Remote &r : remotes)
+				lines.push_back(printable(r.label) + ": " + state(r, now_unix, now));
+		} else {
+			std::map<std::string, unsigned> counts;
+			for (const Remote &r : remotes) {
+				std::string s = state(r, now_unix, now);
+				counts[s.substr(0, s.find_first_of(" (,"))]++;
+			}
+			std::string line = format("%zu hosts:", remotes.size());
+			for (const auto &c : counts)
+				line += format(" %u %s,", c.second, c.first.c_str());
+			line.pop_back();
+			lines.push_back(line);
+		}
+		std::string s = shown ? format("\033[%uA", shown) : "";
+		for (const std::string &l : lines)
+			s += "\r\033[K" + l.substr(0, 200) + "\n";
+		shown = static_cast<unsigned>(lines.size());
+		ssize_t ignored = write(2, s.data(), s.size());
+		(void)ignored;
+	}
+	void erase()
+	{
+		if (!on || !shown)
+			return;
+		std::string s = format("\033[%uA\033[J", shown);
+		ssize_t ignored = write(2, s.data(), s.size());
+		(void)ignored;
+		shown = 0;
+	}
+};
+
+// How the remote runs are driven: the ssh command, the signal mask for
+// the children, the options, the waves (--fanout).
+struct Fanout {
+	const Options &opt;
+	std::vector<std::string> ssh;
+	const sigset_t &mask;
+	std::size_t next = 0;		// the first host not started yet
+
+	// The next wave: up to --fanout hosts (all, by default), with a common
+	// --start-at 3 s ahead and a little more for a long list (the
+	// connections are made in parallel).
+	void start_wave(std::vector<Remote> &remotes)
+	{
+		std::size_t n = opt.fanout ? std::min<std::size_t>(opt.fanout, remotes.size() - next) : remotes.size() - next;
+		double start_at = realtime_ns() / 1e9 + 3 + 0.05 * static_cast<double>(n > 10 ? n - 10 : 0);
+		for (std::size_t i = next; i < next + n; i++) {
+			Remote &r = remotes[i];
+			r.start_at = opt.start_at_ns ? opt.start_at_ns / 1e9 : start_at;
+			r.spawned = true;
+			r.spawned_ns = now_ns();
+			r.spawn_error = spawn_remote(r, ssh, remote_command(opt, r.spec, start_at), mask);
+		}
+		next += n;
+	}
+};
+
+// Asks a remote run to stop (remote_script): its standard input closed.
+void ask_stop(Remote &r, std::int64_t now)
 {
-	std::int64_t term_at = 0;
-	bool killed = false;
-	auto signal_all = [&](int sig) {
-		for (Remote &r : remotes)
-			if (r.pid > 0 && r.status < 0)
-				kill(-r.pid, sig) == 0 || kill(r.pid, sig);
-	};
+	if (r.ended() || r.stop_ns)
+		return;
+	r.in.reset();
+	r.stop_ns = now;
+}
+
+// A remote asked to stop: SIGTERM to its ssh after 1 s, SIGKILL after 1.5 s,
+// left after 2 s (so that sdb stops within 2 s of Ctrl-C).
+void press_stop(Remote &r, std::int64_t now)
+{
+	if (!r.stop_ns || r.ended() || r.pid <= 0)
+		return;
+	std::int64_t since = now - r.stop_ns;
+	if (since >= 2000000000) {
+		r.out.reset();
+		r.err.reset();
+		if (waitpid(r.pid, &r.status, WNOHANG) != r.pid) {
+			r.status = -1;
+			r.left = true;
+		}
+	} else if (since >= 1500000000) {
+		kill(-r.pid, SIGKILL) == 0 || kill(r.pid, SIGKILL);
+	} else if (since >= 1000000000) {
+		kill(-r.pid, SIGTERM) == 0 || kill(r.pid, SIGTERM);
+	}
+}
+
+// Reads every remote's output until each has ended, starting the waves
+// of --fanout one after another.  A signal asks every run to stop (and
+// starts no further wave); a second one kills every ssh.  --host-timeout
+// asks a run that has not ended SEC seconds after its start to stop.
+void collect_remotes(std::vector<Remote> &remotes, Fanout &fanout, int signal_fd, int &received,
+		     StatusLines &status)
+{
 	for (;;) {
+		std::int64_t now = now_ns();
+		bool wave_running = std::any_of(remotes.begin(), remotes.end(), [](const Remote &r) { return r.spawned && !r.ended(); });
+		if (!wave_running && !received && fanout.next < remotes.size())
+			fanout.start_wave(remotes);
+		for (Remote &r : remotes) {
+			if (r.spawned && !r.ended() && !r.out && !r.err) {
+				int st;
+				if (waitpid(r.pid, &st, WNOHANG) == r.pid)
+					r.status = st;
+			}
+			if (fanout.opt.host_timeout > 0 && r.spawned && !r.ended() && !r.stop_ns &&
+			    now - r.spawned_ns > static_cast<std::int64_t>(fanout.opt.host_timeout * 1e9)) {
+				r.timed_out = true;
+				ask_stop(r, now);
+			}
+			press_stop(r, now);
+		}
+		status.draw(remotes);
 		std::vector<pollfd> fds{{signal_fd, POLLIN, 0}};
 		std::vector<std::pair<Remote *, bool>> owners{{nullptr, false}};
 		for (Remote &r : remotes) {
@@ -213,29 +381,9 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 			if (r.err)
 				fds.push_back({r.err.get(), POLLIN, 0}), owners.push_back({&r, false});
 		}
-		for (Remote &r : remotes)
-			if (r.pid > 0 && r.status < 0 && !r.out && !r.err) {
-				int st;
-				if (waitpid(r.pid, &st, WNOHANG) == r.pid)
-					r.status = st;
-			}
-		bool running = std::any_of(remotes.begin(), remotes.end(), [](const Remote &r) { return r.pid > 0 && r.status < 0; });
-		if (!running && fds.size() == 1)
+		bool running = std::any_of(remotes.begin(), remotes.end(), [](const Remote &r) { return r.spawned && !r.ended(); });
+		if (!running && (received || fanout.next >= remotes.size()))
 			return;
-		std::int64_t now = now_ns();
-		if (term_at && !killed && now >= term_at + 1500000000) {
-			signal_all(SIGKILL);
-			killed = true;
-		}
-		if (term_at && now >= term_at + 2000000000) {	// leave what is left
-			for (Remote &r : remotes) {
-				r.out.reset();
-				r.err.reset();
-				if (r.pid > 0 && r.status < 0 && waitpid(r.pid, &r.status, WNOHANG) != r.pid)
-					r.status = -1, r.pid = -1;
-			}
-			return;
-		}
 		if (poll(fds.data(), fds.size(), 50) < 0 && errno != EINTR)
 			return;
 		if (fds[0].revents & POLLIN) {
@@ -243,11 +391,12 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 			if (read(signal_fd, &info, sizeof info) == sizeof info) {
 				if (!received) {
 					received = static_cast<int>(info.ssi_signo);
-					term_at = now_ns();
-					signal_all(SIGTERM);
-				} else if (!killed) {
-					signal_all(SIGKILL);
-					killed = true;
+					for (Remote &r : remotes)
+						ask_stop(r, now_ns());
+				} else {
+					for (Remote &r : remotes)
+						if (r.pid > 0 && !r.ended())
+							kill(-r.pid, SIGKILL) == 0 || kill(r.pid, SIGKILL);
 				}
 			}
 		}
@@ -267,8 +416,41 @@ void collect_remotes(std::vector<Remote> &remotes, int signal_fd, int &received)
 	}
 }
 
+// One remote's output: its document merged (runs), or the host named with
+// why not (failed, errors).  A document that came back from a run that was
+// stopped (--host-timeout) is merged and the host still named.
+void take_result(Remote &r, bool interrupted, std::vector<HostRun> &runs, std::vector<FailedHost> &failed,
+		 std::vector<std::string> &errors)
+{
+	std::vector<HostRun> found;
+	std::string load_error;
+	if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
+		if (Error e = load_inputs(r.out_text, printable(r.label), found))
+			load_error = e.msg.substr(std::min(e.msg.size(), printable(r.label).size() + 2));
+	r.out_text = std::string();
+	bool loaded = !found.empty() && load_error.empty();
+	std::string failure = remote_failure(r, loaded, load_error, interrupted);
+	if (loaded && !found[0].error.empty())
+		failure = found[0].error;	// its own error, after it started: merged, and named
+	if (loaded && r.timed_out)
+		failure = "no answer within --host-timeout: stopped; its partial result is merged";
+	if (!failure.empty()) {
+		Error e = runtime_error("%s: %s", printable(r.label).c_str(), failure.c_str());
+		print_error(e);
+		errors.push_back(e.msg);
+		if (!loaded)
+			failed.push_back({printable(r.label), r.status >= 0 && WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1, failure});
+	}
+	if (loaded) {
+		found[0].source = printable(r.label);
+		runs.push_back(std::move(found[0]));
+	}
+}
+
 // sdb --hosts HOST[:PATH],... plus a run's options: the run on every host
-// at once over ssh, then merged as --merge merges.
+// at once over ssh (in waves of --fanout), then merged as --merge merges.
+// Ctrl-C or a host that times out stops the runs, which report what they
+// have; what came back is merged.
 int run_hosts(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
@@ -276,40 +458,29 @@ int run_hosts(const Options &opt, std::FILE *out)
 		print_error(e);
 		return e.status;
 	}
-	// Time for every ssh to connect and every sdb to prepare: 3 s, and a
-	// little more for a long list (the connections are made in parallel).
-	double start_at = realtime_ns() / 1e9 + 3 + 0.05 * static_cast<double>(opt.hosts.size() > 10 ? opt.hosts.size() - 10 : 0);
-	std::vector<std::string> ssh = ssh_command();
 	std::vector<Remote> remotes(opt.hosts.size());
 	for (std::size_t i = 0; i < opt.hosts.size(); i++) {
-		Remote &r = remotes[i];
-		r.spec = opt.hosts[i];
-		r.label = r.spec.host + (r.spec.path.empty() ? "" : ":" + r.spec.path);
-		r.spawn_error = spawn_remote(r, ssh, remote_command(opt, r.spec, start_at), scope.old);
+		remotes[i].spec = opt.hosts[i];
+		remotes[i].label = opt.hosts[i].label;
 	}
+	Fanout fanout{opt, ssh_command(), scope.old};
+	StatusLines status;
 	int received = 0;
-	collect_remotes(remotes, scope.waiter.signal_fd(), received);
+	collect_remotes(remotes, fanout, scope.waiter.signal_fd(), received, status);
+	status.draw(remotes, true);
+	status.erase();
 	std::vector<HostRun> runs;
+	std::vector<FailedHost> failed;
 	std::vector<std::string> errors;
 	for (Remote &r : remotes) {
-		HostRun run;
-		run.source = printable(r.label);
-		Json doc;
-		bool loaded = false;
-		if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
-			loaded = !parse_json(r.out_text, r.label, doc) && !load_run(doc, r.label, run);
-		std::string failure = remote_failure(r, loaded, received != 0);
-		if (loaded && !run.error.empty())
-			failure = run.error;	// its own error, after it started: merged, and named
-		if (!failure.empty()) {
-			Error e = runtime_error("%s: %s", printable(r.label).c_str(), failure.c_str());
-			print_error(e);
-			errors.push_back(e.msg);
+		if (!r.spawned) {	// a later wave, never started: Ctrl-C came first
+			failed.push_back({printable(r.label), -1, "interrupted: not started"});
+			errors.push_back(printable(r.label) + ": interrupted: not started");
+			continue;
 		}
-		if (loaded)
-			runs.push_back(std::move(run));
+		take_result(r, received != 0, runs, failed, errors);
 	}
-	report_merged(out, runs, errors, opt.json, false, received != 0);
+	report_merged(out, runs, failed, errors, opt.json, false, received != 0);
 	if (received)
 		return 128 + received;
 	return errors.empty() ? exit_ok : exit_runtime;

@@ -170,7 +170,7 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 	if (const Json *threads = doc.find("threads", Json::Type::array))
 		for (const Json &t : threads->items)
 			if (const Json *buckets = t.find("histogram", Json::Type::array))
-				if (Error e = add_histogram(*buckets, hist, "--html"))
+				if (Error e = histogram_of(*buckets, "--html", "threads[].histogram", hist))
 					return e;
 	std::string verdict;
 	if (const Json *d = doc.find("device", Json::Type::object)) {

@@ -56,12 +56,14 @@ constexpr char usage_text[] =
 	"      --ramp SEC          run SEC seconds (or 5s, 2m) of the same I/O first, none of it counted\n"
 	"      --start-at TIME     start when the clock reads TIME: Unix seconds, or +SEC from now\n"
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
-	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list over ssh, merged\n"
+	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list (or @FILE) over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
 	"      --html FILE         also write the run as a self-contained HTML page with its charts\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
+	"      --fanout N          with --hosts: at most N hosts at once, in waves (default all)\n"
+	"      --host-timeout SEC  with --hosts: stop a host that has not answered SEC s after its start\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
@@ -202,6 +204,7 @@ Error parse_start_at(const char *arg, std::int64_t now, const std::string &name,
 struct HostSpec {
 	std::string host;
 	std::string path;	// empty: this run's -f
+	std::string label;	// the entry as given (a range's: as expanded), for messages and the JSON
 };
 
 struct Options {
@@ -241,6 +244,8 @@ struct Options {
 	std::vector<std::string> compare_files;
 	std::vector<HostSpec> hosts;	// --hosts
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
+	unsigned fanout = 0;		// --fanout: hosts at once; 0: all
+	double host_timeout = 0;	// --host-timeout: seconds; 0: none
 };
 
 enum class Action { run, help, version };
@@ -252,7 +257,8 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare, opt_html };
+	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare, opt_html,
+	     opt_fanout, opt_host_timeout };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -289,6 +295,8 @@ const option long_options[] = {
 	{"compare", no_argument, nullptr, opt_compare},
 	{"html", required_argument, nullptr, opt_html},
 	{"destructive", no_argument, nullptr, opt_destructive},
+	{"fanout", required_argument, nullptr, opt_fanout},
+	{"host-timeout", required_argument, nullptr, opt_host_timeout},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -327,47 +335,143 @@ Error set_size(std::uint64_t &size, const char *arg, const std::string &name)
 	return {};
 }
 
+// The entries of a --hosts list: split on the commas outside brackets
+// (a range "node[1-3,7]" holds some).
+std::vector<std::string_view> host_entries(std::string_view list)
+{
+	std::vector<std::string_view> out;
+	std::size_t begin = 0, depth = 0;
+	for (std::size_t i = 0; i <= list.size(); i++) {
+		if (i == list.size() || (list[i] == ',' && depth == 0)) {
+			out.push_back(list.substr(begin, i - begin));
+			begin = i + 1;
+		} else if (list[i] == '[') {
+			depth++;
+		} else if (list[i] == ']' && depth) {
+			depth--;
+		}
+	}
+	return out;
+}
+
+// A range "PREFIX[A-B,C]SUFFIX" (pdsh's, Slurm's): every name, A..B with
+// A's width of zeros ("node[01-16]": node01 .. node16), else the entry
+// alone.  Brackets at the start, after an "@" or holding a ':' are an
+// IPv6 address, not a range.
+Error expand_range(std::string_view entry, const std::string &name, std::vector<std::string> &out)
+{
+	std::size_t open = entry.find('['), close = entry.find(']', open);
+	if (open == std::string_view::npos || close == std::string_view::npos || open == 0 || entry[open - 1] == '@' ||
+	    entry.substr(open, close - open).find(':') != std::string_view::npos) {
+		out.emplace_back(entry);
+		return {};
+	}
+	std::string_view inside = entry.substr(open + 1, close - open - 1);
+	std::string prefix(entry.substr(0, open)), suffix(entry.substr(close + 1));
+	for (std::string_view part : host_entries(inside)) {
+		std::size_t dash = part.find('-');
+		std::string_view a = part.substr(0, dash), b = dash == std::string_view::npos ? a : part.substr(dash + 1);
+		auto lo = parse_count(std::string(a).c_str(), 0, 999999999), hi = parse_count(std::string(b).c_str(), 0, 999999999);
+		if (a.empty() || b.empty() || !lo || !hi || *lo > *hi || a.find_first_not_of("0123456789") != std::string_view::npos ||
+		    b.find_first_not_of("0123456789") != std::string_view::npos)
+			return usage_error("%s %s: \"[%s]\": a range is [A-B] or [A-B,C,...] of whole numbers, A <= B", name.c_str(),
+					   std::string(entry).c_str(), std::string(inside).c_str());
+		if (*hi - *lo >= 100000 || out.size() > 100000)
+			return usage_error("%s %s: over 100000 hosts", name.c_str(), std::string(entry).c_str());
+		int width = a.size() > 1 && a[0] == '0' ? static_cast<int>(a.size()) : 0;
+		for (unsigned v = *lo; v <= *hi; v++)
+			out.push_back(format("%s%0*u%s", prefix.c_str(), width, v, suffix.c_str()));
+	}
+	return {};
+}
+
+// One entry: [USER@]HOST[:PATH], [USER@][V6]:PATH, [USER@]V6 (two colons or
+// more: all host), ssh://[USER@]HOST[:PORT][/PATH] (ssh takes the URI).
+Error parse_host_entry(std::string_view entry, const std::string &list, const std::string &name, HostSpec &h)
+{
+	h.label = std::string(entry);
+	std::size_t user = entry.rfind('@', entry.find('[') == std::string_view::npos ? std::string_view::npos : entry.find('['));
+	std::size_t at = user == std::string_view::npos ? 0 : user + 1;	// where the host proper starts
+	std::size_t colon = std::string_view::npos;
+	if (entry.rfind("ssh://", 0) == 0) {
+		std::size_t slash = entry.find('/', 6);
+		h.host = std::string(entry.substr(0, slash));
+		if (slash != std::string_view::npos)
+			h.path = std::string(entry.substr(slash));
+	} else if (at < entry.size() && entry[at] == '[' && entry.find(']', at) != std::string_view::npos) {
+		std::size_t close = entry.find(']', at);
+		h.host = std::string(entry.substr(0, at)) + std::string(entry.substr(at + 1, close - at - 1));
+		colon = entry.size() > close + 1 && entry[close + 1] == ':' ? close + 1 : std::string_view::npos;
+		if (colon == std::string_view::npos && entry.size() > close + 1)
+			return usage_error("%s %s: \"%s\": after ']' only \":PATH\"", name.c_str(), list.c_str(),
+					   std::string(entry).c_str());
+	} else if (entry.find(':', at) != entry.rfind(':') && entry.find('/') == std::string_view::npos) {	// IPv6: no PATH
+		h.host = std::string(entry);
+	} else {
+		colon = entry.find(':', at);
+		h.host = std::string(entry.substr(0, colon));
+	}
+	if (colon != std::string_view::npos) {
+		h.path = std::string(entry.substr(colon + 1));
+		if (h.path.empty())
+			return usage_error("%s %s: \"%s\": empty PATH after ':'", name.c_str(), list.c_str(),
+					   std::string(entry).c_str());
+	}
+	if (h.host.empty() || h.host.back() == '@')
+		return usage_error("%s %s: an empty host name (HOST[:PATH],...)", name.c_str(), list.c_str());
+	if (h.host[0] == '-')
+		return usage_error("%s %s: \"%s\": a host name cannot start with '-'", name.c_str(), list.c_str(),
+				   h.host.c_str());
+	for (char c : h.host)
+		if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+			return usage_error("%s %s: a host name cannot hold spaces or control characters", name.c_str(),
+					   list.c_str());
+	return {};
+}
+
 // --hosts HOST[:PATH],...: a host may not start with "-" (ssh would take
 // it for an option), nor hold spaces or control characters; "[v6]:PATH"
-// for an IPv6 address with a path.
+// for an IPv6 address with a path; ranges "node[01-16]" expanded.
 Error parse_hosts(std::string_view list, const std::string &name, std::vector<HostSpec> &hosts)
 {
 	hosts.clear();
-	for (std::size_t begin = 0;;) {
-		std::size_t comma = list.find(',', begin);
-		std::string_view entry = list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
-		HostSpec h;
-		std::size_t colon = entry.find(':');
-		if (!entry.empty() && entry[0] == '[' && entry.find(']') != std::string_view::npos) {
-			std::size_t close = entry.find(']');
-			h.host = std::string(entry.substr(1, close - 1));
-			colon = entry.size() > close + 1 && entry[close + 1] == ':' ? close + 1 : std::string_view::npos;
-			if (colon == std::string_view::npos && entry.size() > close + 1)
-				return usage_error("%s %s: \"%s\": after ']' only \":PATH\"", name.c_str(), std::string(list).c_str(),
-						   std::string(entry).c_str());
-		} else {
-			h.host = std::string(entry.substr(0, colon));
+	std::string whole(list);
+	for (std::string_view entry : host_entries(list)) {
+		std::vector<std::string> names;
+		if (Error e = expand_range(entry, name, names))
+			return e;
+		for (const std::string &n : names) {
+			HostSpec h;
+			if (Error e = parse_host_entry(n, whole, name, h))
+				return e;
+			hosts.push_back(std::move(h));
 		}
-		if (colon != std::string_view::npos) {
-			h.path = std::string(entry.substr(colon + 1));
-			if (h.path.empty())
-				return usage_error("%s %s: \"%s\": empty PATH after ':'", name.c_str(), std::string(list).c_str(),
-						   std::string(entry).c_str());
-		}
-		if (h.host.empty())
-			return usage_error("%s %s: an empty host name (HOST[:PATH],...)", name.c_str(), std::string(list).c_str());
-		if (h.host[0] == '-')
-			return usage_error("%s %s: \"%s\": a host name cannot start with '-'", name.c_str(),
-					   std::string(list).c_str(), h.host.c_str());
-		for (char c : h.host)
-			if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
-				return usage_error("%s %s: a host name cannot hold spaces or control characters", name.c_str(),
-						   std::string(list).c_str());
-		hosts.push_back(std::move(h));
-		if (comma == std::string_view::npos)
-			break;
-		begin = comma + 1;
 	}
+	return {};
+}
+
+// --hosts @FILE: a host a line (or several, with commas); blank lines and
+// everything from a '#' are left out.
+Error read_host_file(const char *file, const std::string &name, std::string &list)
+{
+	std::FILE *f = std::fopen(file, "re");
+	if (!f)
+		return usage_error("%s @%s: %s", name.c_str(), file, std::strerror(errno));
+	char line[4096];
+	list.clear();
+	while (std::fgets(line, sizeof line, f)) {
+		std::string l = line;
+		l = l.substr(0, l.find('#'));
+		std::size_t a = l.find_first_not_of(" \t\r\n"), b = l.find_last_not_of(" \t\r\n");
+		if (a == std::string::npos)
+			continue;
+		list += (list.empty() ? "" : ",") + l.substr(a, b - a + 1);
+		if (list.size() > 16 * MiB)
+			break;
+	}
+	std::fclose(f);
+	if (list.empty())
+		return usage_error("%s @%s: no host in it (a host a line, # comments)", name.c_str(), file);
 	return {};
 }
 
@@ -465,10 +569,15 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 			return e;
 		break;
 	case opt_verify: o.verify = o.random_buffer = true; break;
-	case opt_hosts:
-		if (Error e = parse_hosts(arg, name, o.hosts))
+	case opt_hosts: {
+		std::string list = arg;
+		if (arg[0] == '@')
+			if (Error e = read_host_file(arg + 1, name, list))
+				return e;
+		if (Error e = parse_hosts(list, name, o.hosts))
 			return e;
 		break;
+	}
 	case opt_merge: o.merge = true; break;
 	case opt_probe: o.probe = true; break;
 	case opt_compare: o.compare = true; break;
@@ -478,6 +587,18 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 			return usage_error("%s: empty file name", name.c_str());
 		break;
 	case opt_destructive: o.destructive = true; break;
+	case opt_fanout: {
+		auto v = parse_count(arg, 1, 100000);
+		if (!v) return usage_error("%s %s: hosts at once must be a whole number from 1 to 100000", name.c_str(), arg);
+		o.fanout = *v;
+		break;
+	}
+	case opt_host_timeout: {
+		auto v = parse_seconds(arg);
+		if (!v) return usage_error("%s %s: the timeout must be a positive number of seconds", name.c_str(), arg);
+		o.host_timeout = *v;
+		break;
+	}
 	}
 	return {};
 }
@@ -560,6 +681,11 @@ Error check_combination(const Options &o)
 		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
 		if (o.file.empty() && !paths)
 			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
+		if (o.fanout && o.fanout < o.hosts.size() && o.start_at_ns)
+			return usage_error("--fanout %u and --start-at: %zu hosts in waves of %u cannot all start at one time",
+					   o.fanout, o.hosts.size(), o.fanout);
+	} else if (o.fanout || o.host_timeout > 0) {
+		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
 	}
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");

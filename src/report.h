@@ -651,6 +651,9 @@ void print_json(std::FILE *out, const Report &r)
 {
 	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
 				 json_string(short_host_name()).c_str());
+	std::string launcher, rank = launcher_rank(launcher);	// under srun or mpirun: which rank wrote it, for --merge
+	if (!launcher.empty() && !rank.empty() && rank.size() < 10 && rank.find_first_not_of("0123456789") == std::string::npos)
+		doc += ", \"rank\": " + rank;
 	if (r.plan && r.ex) {
 		const Totals &t = r.ex->totals;
 		const RunResult &run = r.ex->result;

@@ -128,7 +128,7 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 34 options" 34 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 36 options" 36 "$(echo "$help_opts" | grep -c -- '^--')"
 fi
 
 # ------------------------------------------------------------ worker-quick-check
@@ -1563,17 +1563,18 @@ rm -f rampv
 # --merge of -M, --fsync and --ramp runs: the header says what they ran.
 run -M 70 -f mixm -s 1m -b 4k --fsync 2 --ramp 0.1 -t 0.2 --json
 printf '%s\n' "$out" >mixm.json
-run --merge mixm.json mixm.json
+jq '.host = "other"' mixm.json >mixm2.json	# the same document twice is an error now (issue 22)
+run --merge mixm.json mixm2.json
 matches "--merge of -M runs: the header has the mix, --fsync and --ramp" "$out" \
 	"sdb *: 2 results merged: mix 70% read seq, 4 KiB blocks, *, fdatasync every 2 writes, 0.1 s ramp first (not counted)*"
 matches "--merge of -M runs: the Total's reads and writes apart" "$out" "*Total (2 results*read  *%: *IOPS*write  *%: *IOPS*"
-run --merge mixm.json mixm.json --json
+run --merge mixm.json mixm2.json --json
 check "--merge --json of -M runs: total.read and total.write add up" \
 	"$(jq '[.total.read.ops * 2, .total.write.ops * 2, .total.read.bytes * 2] | join(" ")' mixm.json)" \
 	"$(jq '[.total.read.ops, .total.write.ops, .total.read.bytes] | join(" ")' <<<"$out")"
 check "--merge --json of -M runs: reads and writes make the total" true \
 	"$(jq '.total.read.ops + .total.write.ops == .total.ops and .total.read.bytes + .total.write.bytes == .total.bytes' <<<"$out")"
-rm -f mixm mixm.json
+rm -f mixm mixm.json mixm2.json
 # --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
 # here): -f's %h and %r go to each host as given, for it to expand, and
 # the new options reach it.
@@ -1583,15 +1584,19 @@ chmod +x hostsx/fakessh
 SDB_SSH=$work/hostsx/fakessh SDB_REMOTE=$sdb run --hosts localhost -M 70 -s 1m -b 4k --fsync 1 --ramp 0.1 -t 0.2 \
 	-f "$work/hostsx/t.%h.%r" --json
 check "--hosts -M --fsync --ramp: exit 0, one host merged" "0 1" "$rc $(jq '.total.hosts' <<<"$out")"
-contains "--hosts: -f's pattern goes to the host unexpanded" "$(cat hostsx/ssh.log)" "'--file=$work/hostsx/t.%h.%r'"
-contains "--hosts: -M, --fsync and --ramp go to the host" "$(cat hostsx/ssh.log)" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
+remote=$(eval "set -- $(cat hostsx/ssh.log)"; printf '%s' "$3")	# the sdb command inside "sh -c '...'"
+contains "--hosts: -f's pattern goes to the host unexpanded" "$remote" "'--file=$work/hostsx/t.%h.%r'"
+contains "--hosts: -M, --fsync and --ramp go to the host" "$remote" "'--mix=70' '--size=1m' '--block-size=4k' '--fsync=1' '--ramp=0.1' '--time=0.2'"
 rm -rf hostsx
-# --merge of a damaged document: sizes past 64 bits are taken as 0, not
+# --merge of a damaged document: sizes past 64 bits are an error naming
+# the file and the field (issue 22: they were read as a silent 0), never
 # converted out of range (undefined behaviour; 8 EiB on x86).
 run -w -f dmg -s 64k -b 16k --json
 jq '.total.bytes = 1e300 | .options.block_size = 1e300' <<<"$out" >dmg.json
 run --merge dmg.json --json
-check "--merge: a total of 1e300 bytes is read as 0" "0 0" "$rc $(jq '.total.bytes' <<<"$out")"
+check "--merge: a total of 1e300 bytes is an error naming the field, and the JSON still one document" "1 0 0" \
+	"$rc $(jq '.total.bytes, .total.hosts' <<<"$out" | xargs)"
+contains "--merge: 1e300 bytes: the field named" "$err" "sdb: dmg.json: options.block_size: 1.0000000000000001e+300 is not a count"
 rm -f dmg dmg.json
 fi
 
@@ -2426,6 +2431,305 @@ else
 	rm -rf gd/real gd/view gd/d1 gd/d2
 fi
 rm -rf gd
+fi
+
+# ------------------------------------------------------------ merge-fleet
+# --merge as a fleet's result (issue 24) and its seams (issue 22): All
+# running exact, the inputs pdsh and Ansible leave, duplicates, bad counts,
+# one JSON document whatever happened, memory bounded by the input.
+if section merge-fleet; then
+# A timeline that ends before the window does: sdb leaves out a last step
+# under half a step long (here 0.045 s of 1.045), and a write's final
+# fdatasync comes after the last sample; the document's last step is
+# dropped so that the tail is there every time.  Three hosts in one
+# window: All running is the Total's rate (it read 3-23% low).
+"$sdb" -w -f fm -s 32m -R >/dev/null 2>&1
+run -r -f fm -s 32m -b 64k -D -t 1.045 --json
+jq '.timeline |= .[:-1]' <<<"$out" >fa.json
+for h in b c; do jq --arg h "$h" '.host = $h' fa.json >"f$h.json"; done
+run --merge fa.json fb.json fc.json --json
+check "merge-fleet: three hosts in one window, exit 0" 0 "$rc"
+check "merge-fleet: All running is the Total's rate within 1% (the partial last step counted)" true \
+	"$(jq '(.total.all_running.bytes_per_second / .total.bytes_per_second - 1) | fabs < 0.01' <<<"$out")"
+check "merge-fleet: fleet: no skew, full overlap, no straggler, the worst p99" "0 1 0 true" \
+	"$(jq -r '"\(.fleet.start_skew) \(.fleet.overlap) \(.fleet.stragglers | length) \(.fleet.worst_p99_ns == .hosts[0].latency_ns.p99)"' <<<"$out")"
+check "merge-fleet: hosts[].device is each document's verdict" "$(jq -c .device fa.json)" "$(jq -c '.hosts[2].device' <<<"$out")"
+run --merge fa.json fb.json fc.json
+matches "merge-fleet: a line per host with its device verdict" "$out" \
+	"*Host vm (fa.json): 1 thread, * seconds -> *, * IOPS, p99 *; device *: *% delivered, limit *Host c (fc.json)*"
+matches "merge-fleet: the Fleet line" "$out" "*Fleet: start skew 0 ns, windows overlap 100.0%, worst p99 * (fa.json), stragglers: none*"
+# A straggler among documents: c at a tenth of the rate (its window 10x longer).
+jq '.total.seconds *= 10 | .end_unix = .start_unix + .total.seconds | .timeline = []' fc.json >slow.json
+run --merge fa.json fb.json slow.json --json
+check "merge-fleet: the slow document is a straggler, a warning, exit 0" "0 slow.json" \
+	"$rc $(jq -r '.fleet.stragglers | join(",")' <<<"$out")"
+contains "merge-fleet: the straggler's warning" "$err" "sdb: warning: straggler slow.json: "
+# The same document twice, a merged document beside its input.
+run --merge fa.json fb.json fa.json --json
+check "merge-fleet: the same document twice: exit 1, merged once" "1 2" "$rc $(jq '.total.hosts' <<<"$out")"
+contains "merge-fleet: the same document twice: both named" "$err" "sdb: fa.json: the same document as fa.json (host vm, start "
+cp fa.json copy.json
+run --merge fa.json copy.json
+contains "merge-fleet: a copy under another name: both named" "$err" "sdb: copy.json: the same document as fa.json"
+"$sdb" --merge fa.json fb.json --json >fab.json 2>/dev/null
+run --merge fab.json fa.json
+check "merge-fleet: a merged document beside its input: exit 1" 1 "$rc"
+contains "merge-fleet: a merged document beside its input: both named" "$err" \
+	"sdb: fa.json: one of the inputs of fab.json (host -, start "
+# Counts that are not counts: the file and the field named, no silent 0.
+jq '.total.ops = -3' fa.json >neg.json
+bad_input 1 "neg.json: total.ops: -3 is not a count (a whole number from 0 below 2^64)" --merge neg.json
+jq '.threads[0].histogram[0][2] = 18446744073709549568 | .threads[0].histogram[1][2] = 18446744073709549568' fa.json >wrap.json
+bad_input 1 "wrap.json: threads[0].histogram: the bucket counts add up past 64 bits" --merge wrap.json
+# Another sdb's document: flagged.
+jq '.version = "0.0.9"' fb.json >old.json
+run --merge fa.json old.json
+contains "merge-fleet: another version flagged" "$err" "sdb: warning: old.json: written by sdb 0.0.9, this is sdb $version"
+# --json with nothing merged: still one valid document.
+run --merge neg.json missing.json --json
+check "merge-fleet: nothing merged: exit 1, one valid document with the errors" "1 0 2" \
+	"$rc $(jq -r '"\(.total.hosts) \(.errors | length)"' <<<"$out" 2>&1)"
+# pdsh's output: each line "HOST: ...", the hosts' lines interleaved.
+sed 's/^/node1: /' fa.json >p1; sed 's/^/node2: /' fb.json >p2
+paste -d '\n' p1 p2 | grep -v '^$' >pdsh.txt
+echo "pdsh@head: node3: ssh exited with exit code 255" >>pdsh.txt
+run --merge pdsh.txt --json
+check "merge-fleet: pdsh's output merged, each host named" "0 pdsh.txt#node1 pdsh.txt#node2" \
+	"$rc $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+check "merge-fleet: pdsh's output: the bytes of both" "$(jq -s 'map(.total.bytes) | add' fa.json fb.json)" "$(jq .total.bytes <<<"$out")"
+# Ansible --tree: a file per host, the task's result with sdb's output in stdout.
+mkdir -p tree
+for h in a b; do jq -n --rawfile o "f$h.json" '{changed: true, cmd: "sdb ...", rc: 0, stderr: "", stdout: $o}' >"tree/node-$h"; done
+run --merge tree --json
+check "merge-fleet: an Ansible --tree directory merged" "0 tree/node-a tree/node-b" "$(jq -r '"\(.total.hosts | . * 0) \([.hosts[].source] | join(" "))"' <<<"$out")"
+jq -n '{changed: true, rc: 2, stderr: "sdb: /data/t: No such file or directory", stdout: ""}' >tree/node-c
+run --merge tree
+contains "merge-fleet: a failed Ansible task named" "$err" "sdb: tree/node-c: the Ansible task failed (rc 2): sdb: /data/t: No such file"
+# Memory grows with what is kept: a 20 MB document (512 threads, 2000
+# buckets each) within 4 times its size plus the histograms (was 1.6 GB).
+awk 'BEGIN { printf "{\"version\": \"%s\", \"host\": \"big\", \"start_unix\": 1000, \"end_unix\": 1002, ", "'"$version"'";
+	printf "\"options\": {\"op\": \"read\"}, \"threads\": [";
+	for (t = 0; t < 512; t++) { printf "%s{\"id\": %d, \"histogram\": [", t ? ", " : "", t;
+		for (i = 256; i < 2256; i++) { w = 2 ^ (int(i / 128) - 1); low = (i % 128 + 128) * w;	# bucket i of sdb
+			printf "%s[%d, %d, %d]", (i > 256 ? ", " : ""), low, low + w - 1, 1 + (i + t) % 97 }
+		printf "]}" }
+	printf "], \"total\": {\"bytes\": 1048576, \"ops\": 1, \"seconds\": 2}, \"warnings\": [], \"interrupted\": false}\n" }' >big.json
+kib=$(( $(size_of big.json) / 1024 ))
+if [ -n "${ASAN_OPTIONS:-}" ] || [ ! -x /usr/bin/time ]; then
+	skipped "merge-fleet: the peak memory of a 20 MB document" "needs GNU time, and no AddressSanitizer (its own memory)"
+else
+	/usr/bin/time -o big.time -f %M "$sdb" --merge big.json >/dev/null 2>&1
+	peak=$(tail -n 1 big.time)
+	check "merge-fleet: a ${kib} KiB document merges in under 4x its size plus 8 MiB (peak ${peak} KiB)" true \
+		"$([ "${peak:-999999999}" -lt $((4 * kib + 8192)) ] && echo true || echo "false")"
+fi
+rm -rf fm fa.json fb.json fc.json slow.json copy.json fab.json neg.json wrap.json old.json p1 p2 pdsh.txt tree big.json big.time
+fi
+
+# ------------------------------------------------------------ hosts-fleet
+# --hosts over a stand-in for ssh (it runs the remote command here): the
+# straggler named (one host's loop device throttled by a blkio cgroup),
+# Ctrl-C and a lost host giving the merged report of those that answered,
+# --host-timeout, --fanout, @FILE and ranges, the status lines.
+if section hosts-fleet; then
+mkdir -p hf
+cat >hf/rsh <<-'SSH'	# not named ssh: no -o BatchMode added
+	#!/bin/sh
+	host=$1; shift
+	case $host in
+	hang*) exec sleep 1000 ;;	# a host that never answers, and ignores its stdin
+	junk*) echo "Welcome to junk"; exit 0 ;;	# a remote that prints no result
+	esac
+	exec sh -c "$*"
+SSH
+chmod +x hf/rsh
+export SDB_SSH=$work/hf/rsh SDB_REMOTE=$sdb
+cg=/sys/fs/cgroup/blkio/sdb-cli-$$
+if [ "$(id -u)" != 0 ] || [ ! -w /sys/fs/cgroup/blkio ] || ! command -v losetup >/dev/null; then
+	skipped "hosts-fleet: the throttled straggler" "needs root, losetup and cgroup v1 blkio"
+else
+	for i in 1 2 3; do truncate -s 96m "hf/img$i"; done
+	l1=$(losetup -f --show hf/img1) && l2=$(losetup -f --show hf/img2) && l3=$(losetup -f --show hf/img3)
+	mkdir -p "$cg"
+	echo "$(cat "/sys/block/${l3#/dev/}/dev") $((16 << 20))" >"$cg/blkio.throttle.write_bps_device"	# 16 MiB/s
+	printf '#!/bin/sh\necho $$ >%s/cgroup.procs\nexec %s "$@"\n' "$cg" "$sdb" >hf/remote	# every host's sdb in the cgroup
+	chmod +x hf/remote
+	sectors() { awk '{print $7}' "/sys/block/${1#/dev/}/stat"; }
+	before=$(sectors "$l3")
+	SDB_REMOTE=$work/hf/remote run --hosts "a:$l1,b:$l2,c:$l3" -w -D -R -s 64m -t 2 --force --json
+	after=$(sectors "$l3")
+	check "hosts-fleet: three hosts, one throttled: exit 0 (a straggler is a warning)" "0 3" "$rc $(jq .total.hosts <<<"$out")"
+	check "hosts-fleet: the throttled host is named in fleet.stragglers" "c:$l3" "$(jq -r '.fleet.stragglers | join(",")' <<<"$out")"
+	contains "hosts-fleet: the straggler's warning" "$err" "sdb: warning: straggler c:$l3: "
+	check "hosts-fleet: each host's device verdict in hosts[].device" "${l1#/dev/} ${l2#/dev/} ${l3#/dev/}" \
+		"$(jq -r '[.hosts[].device.name] | join(" ")' <<<"$out")"
+	check "hosts-fleet: the throttled host's device bytes are the kernel's (/sys/block/X/stat)" $(((after - before) * 512)) \
+		"$(jq '.hosts[2].device.bytes' <<<"$out")"
+	check "hosts-fleet: the worst p99 is the throttled host's" true \
+		"$(jq '.fleet.worst_p99_ns == .hosts[2].latency_ns.p99 and .fleet.worst_p99_ns > .total.latency_ns.p99' <<<"$out")"
+	SDB_REMOTE=$work/hf/remote run --hosts "a:$l1,b:$l2,c:$l3" -w -D -R -s 64m -t 1 --force
+	matches "hosts-fleet: a line per host with its verdict, the straggler marked" "$out" \
+		"*Host c:$l3: 1 thread, * p99 *; device ${l3#/dev/}: *% delivered, limit * (straggler)*Fleet: *stragglers: c:$l3*"
+	rmdir "$cg"
+	losetup -d "$l1" "$l2" "$l3"
+	rm -f hf/img?
+fi
+# Ctrl-C while the hosts run: every remote run stops and reports; the
+# merged report of what they did, exit 130.
+"$sdb" --hosts "a:$work/hf/s1,b:$work/hf/s2" -w -s 8m -t 60 --json >hf/int.json 2>hf/int.err &
+pid=$!
+both_writing() { at_least hf/s1 $((8 << 20)) && at_least hf/s2 $((8 << 20)); }
+wait_for "$pid" both_writing
+kill -INT "$pid"
+wait "$pid"; rc=$?
+check "hosts-fleet: Ctrl-C: exit 130, both hosts' partial results merged" "130 2 true true" \
+	"$rc $(jq -r '"\(.total.hosts) \(.interrupted) \(.total.bytes >= 2 * 8388608)"' hf/int.json 2>&1)"
+check "hosts-fleet: Ctrl-C: each host's run says it was interrupted" "true true" "$(jq -r '[.hosts[].interrupted] | join(" ")' hf/int.json)"
+check "hosts-fleet: Ctrl-C: no remote sdb left" "" "$(pgrep -f -- "--file=$work/hf/s")"
+# Ctrl-C before the common start: still one valid document.
+"$sdb" --hosts "a:$work/hf/e1,b:$work/hf/e2" -w -s 1m --json >hf/early.json 2>/dev/null &
+pid=$!
+wait_for "$pid" at_least hf/e2 0	# both remote runs made their files, waiting for the start
+wait_for "$pid" at_least hf/e1 0
+kill -INT "$pid"
+wait "$pid"; rc=$?
+check "hosts-fleet: Ctrl-C before the start: exit 130, one valid document, no I/O" "130 true 0" \
+	"$rc $(jq -r '"\(.interrupted) \(.total.ops)"' hf/early.json 2>&1)"
+# A remote killed mid-run: that host named, the other merged, exit 1.
+"$sdb" --hosts "a:$work/hf/k1,b:$work/hf/k2" -w -s 8m -t 4 --json >hf/kill.json 2>hf/kill.err &
+pid=$!
+k_writing() { at_least hf/k1 $((8 << 20)) && at_least hf/k2 $((8 << 20)); }
+wait_for "$pid" k_writing
+pkill -KILL -f -- "^$sdb .*--file=$work/hf/k2"	# the remote sdb, not the shells around it
+wait "$pid"; rc=$?
+check "hosts-fleet: a remote killed: exit 1, the other host merged" "1 1 a:$work/hf/k1" \
+	"$rc $(jq -r '"\(.total.hosts) \(.hosts[0].source)"' hf/kill.json 2>&1)"
+check "hosts-fleet: the killed host as {host, exit, error}" "b:$work/hf/k2 137" \
+	"$(jq -r '.hosts[1] | "\(.host) \(.exit)"' hf/kill.json 2>&1)"
+contains "hosts-fleet: the killed host named, how it ended" "$(cat hf/kill.err)" "sdb: b:$work/hf/k2: Killed (exit 137)"
+# --host-timeout: a host that never answers is stopped and named.
+run --hosts "a:$work/hf/t1,hang:$work/hf/t2" -w -s 1m --host-timeout 5 --json
+check "hosts-fleet: --host-timeout: exit 1, the answering host merged" "1 1" "$rc $(jq .total.hosts <<<"$out")"
+check "hosts-fleet: --host-timeout: the hung host's entry" "hang:$work/hf/t2 no answer within --host-timeout: stopped" \
+	"$(jq -r '.hosts[1] | "\(.host) \(.error)"' <<<"$out")"
+# A remote that prints something else: the parse error, not "no result".
+run --hosts "junk:$work/hf/j1" -w -s 1m
+contains "hosts-fleet: non-JSON output: the parse error" "$err" "sdb: junk:$work/hf/j1: not valid JSON (byte 0: not a JSON value)"
+# @FILE, ranges, --fanout.
+printf '# readers\nr[1-2]\n\nr3   # the last\n' >hf/hosts.txt
+run --hosts @hf/hosts.txt -r -f /dev/zero -s 16m --fanout 2 --json
+check "hosts-fleet: @FILE with a range: three hosts" "0 r1 r2 r3" "$rc $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+check "hosts-fleet: --fanout 2: the third host started after the first wave ended" true \
+	"$(jq '.hosts[2].start_unix > ([.hosts[0].end_unix, .hosts[1].end_unix] | max)' <<<"$out")"
+contains "hosts-fleet: --fanout 2: the waves do not overlap, said so" "$err" "the windows overlap"
+# The status lines, on a terminal (script(1) gives one).
+if command -v script >/dev/null; then
+	TERM=xterm script -qfec "$sdb --hosts 's1:$work/hf/st1,s2:$work/hf/st2' -w -s 4m -t 1" /dev/null >hf/tty.txt 2>&1
+	contains "hosts-fleet: on a terminal, a status line per host" "$(cat hf/tty.txt)" "s2:$work/hf/st2: running"
+	contains "hosts-fleet: the status line before the start" "$(cat hf/tty.txt)" "s1:$work/hf/st1: started, the run begins in"
+	run --hosts "s1:$work/hf/st1" -w -s 4m
+	lacks "hosts-fleet: no terminal: no status line" "$err" "running"
+else
+	skipped "hosts-fleet: status lines" "no script(1)"
+fi
+# A relative --start-at under a launcher: a warning.
+SLURM_PROCID=2 run -r -f /dev/zero -s 1m --start-at +0.2 --json
+contains "hosts-fleet: --start-at +SEC under a launcher: a warning" "$err" \
+	"sdb: warning: --start-at +0.2 under a launcher (SLURM_PROCID is set)"
+check "hosts-fleet: the document carries the rank" 2 "$(jq .rank <<<"$out")"
+unset SDB_SSH SDB_REMOTE
+rm -rf hf
+fi
+
+# ------------------------------------------------------------ hosts-fleet-ssh
+# Three hosts over a real OpenSSH sshd on 127.0.0.1 (its own host key and
+# client key, made here and removed at the end), as hosts-ssh starts one:
+# one host's loop device throttled (blkio) and named a straggler, Ctrl-C's
+# partial merged report through real sessions, a remote killed mid-run.
+if section hosts-fleet-ssh; then
+if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null || [ ! -w /sys/fs/cgroup/blkio ]; then
+	skipped "hosts-fleet-ssh" "needs root, sshd and ssh-keygen (openssh-server), cgroup v1 blkio"
+else
+	fs_dir=$work/fssh
+	mkdir -p "$fs_dir" /run/sshd && chmod 700 "$fs_dir"
+	ssh-keygen -q -t ed25519 -N '' -f "$fs_dir/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$fs_dir/key"
+	cp "$fs_dir/key.pub" "$fs_dir/authorized_keys"
+	port=
+	for p in $(seq 2300 2399); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
+	done
+	cat >"$fs_dir/sshd_config" <<-CONF
+		Port $port
+		ListenAddress 127.0.0.1
+		HostKey $fs_dir/host_key
+		AuthorizedKeysFile $fs_dir/authorized_keys
+		PermitRootLogin prohibit-password
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		UsePAM no
+		StrictModes no
+		MaxStartups 30
+		MaxSessions 30
+		PidFile $fs_dir/sshd.pid
+	CONF
+	/usr/sbin/sshd -f "$fs_dir/sshd_config" -E "$fs_dir/sshd.log"
+	for try in $(seq 50); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+		sleep 0.1
+	done
+	fcg=/sys/fs/cgroup/blkio/sdb-cli-ssh-$$
+	stop_fleet_sshd() {
+		[ -f "$fs_dir/sshd.pid" ] && kill "$(cat "$fs_dir/sshd.pid")" 2>/dev/null
+		[ -n "${fl1:-}" ] && losetup -d "$fl1" "$fl2" "$fl3" 2>/dev/null
+		rmdir "$fcg" 2>/dev/null
+	}
+	trap 'stop_fleet_sshd; cleanup' EXIT
+	export SDB_SSH="ssh -p $port -i $fs_dir/key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+	for i in 1 2 3; do truncate -s 96m "$fs_dir/img$i"; done
+	fl1=$(losetup -f --show "$fs_dir/img1") && fl2=$(losetup -f --show "$fs_dir/img2") && fl3=$(losetup -f --show "$fs_dir/img3")
+	mkdir -p "$fcg"
+	echo "$(cat "/sys/block/${fl3#/dev/}/dev") $((16 << 20))" >"$fcg/blkio.throttle.write_bps_device"	# 16 MiB/s
+	# The remote sdb, started by sshd, joins the cgroup first (only loop 3 is limited there).
+	printf '#!/bin/sh\necho $$ >%s/cgroup.procs\nexec %s "$@"\n' "$fcg" "$sdb" >"$fs_dir/remote"
+	chmod +x "$fs_dir/remote"
+	export SDB_REMOTE=$fs_dir/remote
+	hosts="127.0.0.1:$fl1,localhost:$fl2,root@127.0.0.1:$fl3"
+	run --hosts "$hosts" -w -D -R -s 64m -t 2 --force --json
+	check "hosts-fleet-ssh: three hosts over sshd, one throttled: exit 0, all merged" "0 3" "$rc $(jq .total.hosts <<<"$out")"
+	check "hosts-fleet-ssh: the throttled host named a straggler" "root@127.0.0.1:$fl3" "$(jq -r '.fleet.stragglers | join(",")' <<<"$out")"
+	contains "hosts-fleet-ssh: the straggler's warning" "$err" "sdb: warning: straggler root@127.0.0.1:$fl3: "
+	check "hosts-fleet-ssh: each host's verdict: its loop device, all bytes delivered" \
+		"${fl1#/dev/} true ${fl2#/dev/} true ${fl3#/dev/} true" \
+		"$(jq -r '[.hosts[].device | "\(.name) \(.verified)"] | join(" ")' <<<"$out")"
+	check "hosts-fleet-ssh: a common start: the skew under a second, the windows overlapping" true \
+		"$(jq '.fleet.start_skew < 1 and .fleet.overlap > 0' <<<"$out")"
+	# Ctrl-C: the remote runs stop through their sessions and report.
+	"$sdb" --hosts "127.0.0.1:$work/fssh/c1,localhost:$work/fssh/c2" -w -s 8m -t 60 --json >"$fs_dir/int.json" 2>/dev/null &
+	pid=$!
+	c_writing() { at_least "$fs_dir/c1" $((8 << 20)) && at_least "$fs_dir/c2" $((8 << 20)); }
+	wait_for "$pid" c_writing
+	kill -INT "$pid"
+	wait "$pid"; rc=$?
+	check "hosts-fleet-ssh: Ctrl-C: exit 130, both hosts' partial results merged" "130 2 true true" \
+		"$rc $(jq -r '"\(.total.hosts) \(.interrupted) \(.total.bytes >= 2 * 8388608)"' "$fs_dir/int.json" 2>&1)"
+	for try in $(seq 50); do pgrep -f -- "^$sdb .*--file=$fs_dir/c" >/dev/null || break; sleep 0.1; done
+	check "hosts-fleet-ssh: Ctrl-C: no remote sdb left" "" "$(pgrep -f -- "^$sdb .*--file=$fs_dir/c")"
+	# A remote killed mid-run: named, the other merged, exit 1.
+	"$sdb" --hosts "127.0.0.1:$fs_dir/k1,localhost:$fs_dir/k2" -w -s 8m -t 4 --json >"$fs_dir/kill.json" 2>"$fs_dir/kill.err" &
+	pid=$!
+	k_writing() { at_least "$fs_dir/k1" $((8 << 20)) && at_least "$fs_dir/k2" $((8 << 20)); }
+	wait_for "$pid" k_writing
+	pkill -KILL -f -- "^$sdb .*--file=$fs_dir/k2"
+	wait "$pid"; rc=$?
+	check "hosts-fleet-ssh: a remote killed: exit 1, the other merged, the killed one listed" "1 1 localhost:$fs_dir/k2" \
+		"$rc $(jq -r '"\(.total.hosts) \(.hosts[1].host)"' "$fs_dir/kill.json" 2>&1)"
+	contains "hosts-fleet-ssh: the killed host named" "$(cat "$fs_dir/kill.err")" "sdb: localhost:$fs_dir/k2: "
+	unset SDB_SSH SDB_REMOTE
+	stop_fleet_sshd
+	fl1=
+	trap cleanup EXIT
+	rm -rf "$fs_dir"
+fi
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"

@@ -6,6 +6,8 @@
 #include "helpers.h"
 
 #include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,132 @@ TEST_CASE("remote_command: this run's options, quoted, with the host's PATH and 
 	CHECK(last_error_line("sdb: warning: odd\nsdb: t: No space left on device\n") == "t: No space left on device");
 	CHECK(last_error_line("Warning: Permanently added 'x'\r\nssh: connect to host x port 22: Connection refused\r\n") ==
 	      "ssh: connect to host x port 22: Connection refused");
+}
+
+// The hosts of a --hosts list as "host|path" each, or the usage error.
+std::string hosts_of(const char *list)
+{
+	std::vector<HostSpec> hosts;
+	if (Error e = parse_hosts(list, "--hosts", hosts))
+		return e.msg;
+	std::string s;
+	for (const HostSpec &h : hosts)
+		s += (s.empty() ? "" : " ") + h.host + "|" + h.path;
+	return s;
+}
+
+TEST_CASE("parse_hosts: users, IPv6 with and without brackets, ssh:// URIs (issue 22)")
+{
+	CHECK(hosts_of("a,b:/d/t") == "a| b|/d/t");
+	CHECK(hosts_of("user@h:/d/t") == "user@h|/d/t");
+	CHECK(hosts_of("[::1]:/d/t") == "::1|/d/t");
+	CHECK(hosts_of("user@[::1]:/d/t") == "user@::1|/d/t");	// was host "user@[", path ":1]:/d/t"
+	CHECK(hosts_of("user@[fe80::1%eth0]") == "user@fe80::1%eth0|");
+	CHECK(hosts_of("user@::1") == "user@::1|");	// was host "user@", path ":1"
+	CHECK(hosts_of("::1") == "::1|");
+	CHECK(hosts_of("ssh://user@h:22") == "ssh://user@h:22|");	// was host "ssh", path "//user@h:22"
+	CHECK(hosts_of("ssh://user@h:22/data/t") == "ssh://user@h:22|/data/t");
+	CHECK(hosts_of("user@:/d") == "--hosts user@:/d: an empty host name (HOST[:PATH],...)");
+	CHECK(hosts_of("-oProxyCommand=x") == "--hosts -oProxyCommand=x: \"-oProxyCommand=x\": a host name cannot start with '-'");
+}
+
+TEST_CASE("parse_hosts: ranges node[01-16], lists inside brackets, and their errors (issue 24)")
+{
+	CHECK(hosts_of("node[1-3]") == "node1| node2| node3|");
+	CHECK(hosts_of("node[08-11]:/d") == "node08|/d node09|/d node10|/d node11|/d");
+	CHECK(hosts_of("n[1-2,7],m") == "n1| n2| n7| m|");
+	CHECK(hosts_of("rack[1-2]-node") == "rack1-node| rack2-node|");
+	std::vector<HostSpec> hosts;
+	REQUIRE(!parse_hosts("node[01-16]", "--hosts", hosts));
+	CHECK(hosts.size() == 16);
+	CHECK(hosts[15].label == "node16");
+	CHECK(hosts_of("node[3-1]") == "--hosts node[3-1]: \"[3-1]\": a range is [A-B] or [A-B,C,...] of whole numbers, A <= B");
+	CHECK(hosts_of("node[a-b]").find("a range is [A-B]") != std::string::npos);
+	CHECK(hosts_of("node[0-999999]") == "--hosts node[0-999999]: over 100000 hosts");
+}
+
+TEST_CASE("--hosts @FILE: a host a line, # comments; --fanout and --host-timeout")
+{
+	char name[] = "/tmp/sdb-hosts-XXXXXX";
+	int fd = mkstemp(name);
+	REQUIRE(fd >= 0);
+	const char text[] = "# the storage nodes\nnode[1-2]:/data/t\n\n  user@[::1]:/x   # loopback\nlast\n";
+	REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
+	close(fd);
+	std::string at = std::string("@") + name;
+	Parsed p = Args{"-w", "-f", "t", "--hosts", at.c_str(), "--fanout", "2", "--host-timeout", "30"}.parse();
+	REQUIRE_MESSAGE(!p.error, p.error.msg);
+	REQUIRE(p.opt.hosts.size() == 4);
+	CHECK(p.opt.hosts[0].host + p.opt.hosts[0].path == "node1/data/t");
+	CHECK(p.opt.hosts[2].host == "user@::1");
+	CHECK(p.opt.hosts[2].label == "user@[::1]:/x");
+	CHECK(p.opt.hosts[3].host == "last");
+	CHECK(p.opt.fanout == 2);
+	CHECK(p.opt.host_timeout == 30);
+	// Local options stay here.
+	std::string cmd = remote_command(p.opt, p.opt.hosts[0], 1);
+	CHECK(cmd.find("fanout") == std::string::npos);
+	CHECK(cmd.find("host-timeout") == std::string::npos);
+	unlink(name);
+	Parsed missing = Args{"-w", "-f", "t", "--hosts", "@/nonexistent/hosts"}.parse();
+	CHECK(missing.error.msg == "--hosts @/nonexistent/hosts: No such file or directory");
+	CHECK(Args{"-w", "-f", "t", "--fanout", "2"}.parse().error.msg == "--fanout: only meaningful with --hosts");
+	CHECK(Args{"-w", "-f", "t", "--hosts", "a", "--host-timeout", "0"}.parse().error.msg ==
+	      "--host-timeout 0: the timeout must be a positive number of seconds");
+	CHECK(Args{"-w", "-f", "t", "--hosts", "a,b,c", "--fanout", "2", "--start-at", "+5"}.parse().error.msg ==
+	      "--fanout 2 and --start-at: 3 hosts in waves of 2 cannot all start at one time");
+}
+
+TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTERM), which reports")
+{
+	std::string script = remote_script("sdb '--write' --json");
+	CHECK(script.rfind("sh -c 'exec 3<&0; sdb '\\''--write'\\'' --json </dev/null & p=$!;", 0) == 0);
+	// Run it here: a stand-in "sdb" that waits for SIGINT, then prints its report.
+	std::string stand_in = "trap 'echo stopped; exit 143' TERM; echo ready; while :; do sleep 0.05; done";
+	std::string cmd = remote_script("sh -c " + shell_quote(stand_in));
+	Fd in[2], out[2];
+	REQUIRE(!make_pipe(in));
+	REQUIRE(!make_pipe(out));
+	pid_t pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0].get(), 0);
+		dup2(out[1].get(), 1);
+		execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+		_exit(127);
+	}
+	in[0].reset();
+	out[1].reset();
+	std::string text;
+	char buf[256];
+	while (text.find("ready") == std::string::npos) {	// the sign: the stand-in is running
+		ssize_t n = read(out[0].get(), buf, sizeof buf);
+		REQUIRE(n > 0);
+		text.append(buf, static_cast<std::size_t>(n));
+	}
+	in[1].reset();	// what Ctrl-C and --host-timeout do
+	for (ssize_t n; (n = read(out[0].get(), buf, sizeof buf)) > 0;)
+		text.append(buf, static_cast<std::size_t>(n));
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(text == "ready\nstopped\n");
+	CHECK(WIFEXITED(status));
+	CHECK(WEXITSTATUS(status) == 143);
+}
+
+TEST_CASE("remote_failure: output that is not a result says why, not \"no result\" (issue 22)")
+{
+	Remote r;
+	r.spawned = true;
+	r.status = 0;	// exit 0
+	CHECK(remote_failure(r, false, "not valid JSON (byte 0: not a JSON value)", false) == "not valid JSON (byte 0: not a JSON value)");
+	CHECK(remote_failure(r, false, "", false) == "exit 0, and no result on its standard output");
+	r.err_text = "sdb: /d/t: No space left on device\n";
+	r.status = 1 << 8;	// exit 1, its own error line
+	CHECK(remote_failure(r, false, "not valid JSON (byte 0: not a JSON value)", false) == "/d/t: No space left on device");
+	r.timed_out = true;
+	CHECK(remote_failure(r, false, "", false).rfind("no answer within --host-timeout: stopped", 0) == 0);
+	CHECK(remote_failure(r, true, "", false).empty());
 }
 
 } // TEST_SUITE("hosts")

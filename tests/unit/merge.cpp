@@ -7,6 +7,9 @@
 #include "helpers.h"
 
 #include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,7 +76,10 @@ TEST_CASE("merge: percentiles from the union of the saved histograms")
 	CHECK(m.together_end - m.together_start == doctest::Approx(1.96));
 	CHECK(m.together_bytes == doctest::Approx(6.0 * (1 << 20) * 1.96 / 2));
 	CHECK(m.from_timelines);
-	CHECK(m.warnings.empty());
+	// b's p99 (about 3 ms) is far above the others' (100 us, 1.5 us): a straggler by the p99 rule.
+	CHECK(m.fleet.stragglers == std::vector<std::string>{"b.json"});
+	REQUIRE(m.warnings.size() == 1);
+	CHECK(m.warnings[0].rfind("straggler b.json: p99 ", 0) == 0);
 }
 
 TEST_CASE("merge: differing options, late starts, interrupted and warned inputs are flagged")
@@ -94,7 +100,9 @@ TEST_CASE("merge: differing options, late starts, interrupted and warned inputs 
 		     "c.json: interrupted: its results are partial\n"
 		     "c.json: failed after it started: it broke\n"
 		     "c.json warned: it was odd\n"
-		     "starts 0.500 s apart (a.json first, b.json last): the rate while all ran is the one to compare\n");
+		     "starts 0.500 s apart (a.json first, b.json last): the rate while all ran is the one to compare\n"
+		     "the windows overlap 60% (all running 1.500 s of 2.500 s): the hosts did not run together; "
+		     "compare each host's own rate\n");
 }
 
 TEST_CASE("merge: windows that do not overlap, documents without histograms or times")
@@ -132,13 +140,234 @@ TEST_CASE("load_run: foreign documents and bad histograms are errors naming the 
 	CHECK(error("{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": \"many\"}}") ==
 	      "x.json: not an sdb result (no total bytes and seconds); --merge reads sdb --json output");
 	const char *head = "{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": 1, \"seconds\": 1}, \"threads\": [{\"histogram\": ";
+	// (the messages name the field since issue 22: a bad count is one of them)
 	CHECK(error((std::string(head) + "[[256, 258, 1]]}]}").c_str()) ==
-	      "x.json: histogram bucket [256, 258] is not one of sdb's buckets");
+	      "x.json: threads[0].histogram[0]: histogram bucket [256, 258] is not one of sdb's buckets");
 	CHECK(error((std::string(head) + "[[1, 1]]}]}").c_str()) ==
-	      "x.json: a histogram bucket is not [low_ns, high_ns, count]");
+	      "x.json: threads[0].histogram[0]: a histogram bucket is not [low_ns, high_ns, count]");
 	CHECK(error((std::string(head) + "[[1, 1, -1]]}]}").c_str()) ==
-	      "x.json: a histogram bucket is not [low_ns, high_ns, count]");
+	      "x.json: threads[0].histogram[0].count: -1 is not a count (a whole number from 0 below 2^64)");
 	CHECK(error((std::string(head) + "[[256, 257, 4], [5, 5, 1]]}]}").c_str()).empty());
+}
+
+// A document whose timeline covers only its first `covered` seconds and a
+// share of its bytes, as a buffered write's does (its final fdatasync
+// comes after the last sample).
+std::string partial_document(const char *host, double start, double seconds, double covered, std::uint64_t bytes,
+			     double share)
+{
+	return format("{\"version\": \"%s\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
+		      "\"options\": {\"op\": \"write\"}, \"threads\": [{\"id\": 0, \"histogram\": [[200, 200, 4]]}], "
+		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": 4, \"seconds\": %.6f}, "
+		      "\"timeline\": [{\"t\": %.6f, \"unix\": %.6f, \"bytes_per_second\": %.6f}], \"warnings\": []}",
+		      SDB_VERSION, host, start, start + seconds, bytes, seconds, covered, start + covered, share * bytes / covered);
+}
+
+TEST_CASE("merge: All running counts the partial step after the timeline's last sample (issue 24)")
+{
+	// Three hosts in one window: the timeline holds 60% of the bytes (the
+	// buffered writes), the rest came in the last 0.4 s (the fdatasync).
+	std::vector<HostRun> runs;
+	for (const char *h : {"a", "b", "c"})
+		runs.push_back(loaded(partial_document(h, 1000, 1, 0.5, 100 << 20, 0.6), h));
+	Merged m = merge_runs(runs);
+	REQUIRE(m.together);
+	double total_rate = static_cast<double>(m.bytes) / m.seconds;
+	double all_rate = m.together_bytes / (m.together_end - m.together_start);
+	CHECK(all_rate == doctest::Approx(total_rate).epsilon(0.01));	// was 60% of it
+	CHECK(m.from_timelines);
+	// Windows apart: the bytes inside the common window, the partial step's share too.
+	std::vector<HostRun> apart{loaded(partial_document("a", 1000, 1, 0.5, 100, 0.5), "a"),
+				   loaded(partial_document("b", 1000.5, 1, 0.5, 100, 0.5), "b")};
+	m = merge_runs(apart);
+	CHECK(m.together_end - m.together_start == doctest::Approx(0.5));
+	CHECK(m.together_bytes == doctest::Approx(50 + 50));	// a's partial step (its second half), b's first step
+}
+
+TEST_CASE("load_run: counts that are not counts are errors naming the file and the field (issue 22)")
+{
+	auto error = [](const std::string &text) {
+		HostRun r;
+		return load_run(json_of(text), "x.json", r).msg;
+	};
+	std::string doc = "{\"version\": \"0.1.0\", \"options\": {\"block_size\": 4096}, \"total\": {\"bytes\": BYTES, \"ops\": 1, \"seconds\": 1}}";
+	auto with = [&](const char *bytes) { std::string d = doc; return d.replace(d.find("BYTES"), 5, bytes); };
+	CHECK(error(with("100")).empty());
+	CHECK(error(with("-5")) == "x.json: total.bytes: -5 is not a count (a whole number from 0 below 2^64)");
+	CHECK(error(with("1e300")) == "x.json: total.bytes: 1.0000000000000001e+300 is not a count (a whole number from 0 below 2^64)");
+	CHECK(error(with("1.5")) == "x.json: total.bytes: 1.5 is not a count (a whole number from 0 below 2^64)");
+	CHECK(error(with("18446744073709551616")).find("total.bytes: ") != std::string::npos);
+	std::string seconds = with("1");
+	seconds.replace(seconds.find("\"seconds\": 1"), std::strlen("\"seconds\": 1"), "\"seconds\": -2");
+	CHECK(error(seconds) == "x.json: total.seconds: -2 is not a time in seconds (a number from 0)");
+	std::string block = with("1");
+	block.replace(block.find("4096"), 4, "-4096");
+	CHECK(error(block) == "x.json: options.block_size: -4096 is not a count (a whole number from 0 below 2^64)");
+	// Histogram counts whose sum passes 64 bits: an error, never a wrapped count and "avg 0 ns".
+	const char *head = "{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": 1, \"seconds\": 1}, \"threads\": [{\"histogram\": ";
+	CHECK(error(std::string(head) + "[[0, 0, 18446744073709549568], [1, 1, 18446744073709549568]]}]}") ==
+	      "x.json: threads[0].histogram[1]: the bucket counts add up past 64 bits (3.69e+19 I/Os, or their latency past 2^64 ns): not a run's");
+	HostRun big;
+	Error e = load_run(json_of(std::string(head) + "[[5, 5, 1000000000000000000]]}, {\"histogram\": [[5, 5, 1000000000000000000]]}]}"),
+			   "x.json", big);
+	REQUIRE_MESSAGE(!e, e.msg);
+	CHECK(big.latency_ios == 2000000000000000000u);
+	CHECK(big.latency_json.find("\"mean\": 5,") != std::string::npos);
+}
+
+// Every document in a text, as run_merge and run_hosts read one.
+std::vector<HostRun> inputs(std::string text, const char *name, std::string *error = nullptr)
+{
+	std::vector<HostRun> found;
+	Error e = load_inputs(text, name, found);
+	if (error)
+		*error = e.msg;
+	else
+		REQUIRE_MESSAGE(!e, e.msg);
+	return found;
+}
+
+TEST_CASE("load_inputs: histograms lifted out of the text merge as parsed ones, and errors keep their offsets")
+{
+	Histogram h;
+	for (std::uint64_t v = 100; v < 5000000; v = v * 11 / 10 + 1)
+		h.add(v);
+	std::string text = sdb_document("a", 1000, 2, 1 << 20, h);
+	HostRun parsed = loaded(text, "a.json");
+	std::vector<HostRun> lifted = inputs(text, "a.json");
+	REQUIRE(lifted.size() == 1);
+	CHECK(lifted[0].latency == parsed.latency);
+	CHECK(lifted[0].latency_json == parsed.latency_json);
+	CHECK(json_buckets(lifted[0].latency) == json_histogram(h));
+	std::string lifted_text = text;
+	Lifted l = lift_histograms(lifted_text);
+	CHECK(l.side.size() == 1);
+	CHECK(lifted_text.size() < text.size() / 2);
+	// A syntax error after a lifted histogram: the byte offset is the input's.
+	std::string bad = text;
+	bad.insert(bad.find("\"total\""), "@");
+	std::string error;
+	inputs(bad, "bad.json", &error);
+	std::string expected;
+	{
+		Json v;
+		expected = parse_json(bad, "bad.json", v).msg;
+	}
+	CHECK(error == expected);
+	// A histogram that is not sdb's stays in the text and is named.
+	std::string odd = text;
+	odd.replace(odd.find("\"histogram\": [[") + 14, 0, "[256, 258, 1], ");
+	inputs(odd, "odd.json", &error);
+	CHECK(error == "odd.json: threads[0].histogram[0]: histogram bucket [256, 258] is not one of sdb's buckets");
+}
+
+TEST_CASE("load_inputs: pdsh/clush prefixes and Ansible --tree files (issue 24)")
+{
+	Histogram h;
+	h.add(1000);
+	std::string a = sdb_document("a", 1000, 2, 100, h), b = sdb_document("b", 1000, 2, 300, h);
+	// pdsh interleaves the hosts' lines: split a's and b's over lines.
+	auto lines = [](const std::string &doc) {
+		std::vector<std::string> out;
+		for (std::size_t at = 0; at < doc.size();) {	// a line per member, as sdb's own has a few
+			std::size_t next = doc.find(", \"", at + 1);
+			next = next == std::string::npos ? doc.size() : next + 2;
+			out.push_back(doc.substr(at, next - at));
+			at = next;
+		}
+		return out;
+	};
+	std::vector<std::string> la = lines(a), lb = lines(b);
+	std::string pdsh;
+	for (std::size_t i = 0; i < std::max(la.size(), lb.size()); i++) {
+		if (i < la.size())
+			pdsh += "node1: " + la[i] + "\n";
+		if (i < lb.size())
+			pdsh += "node2: " + lb[i] + "\n";
+		if (i == 1)
+			pdsh += "node2: sdb: warning: the buffer is all zeros\npdsh@head: node3: ssh exited with exit code 255\n";
+	}
+	std::vector<HostRun> found = inputs(pdsh, "pdsh.out");
+	REQUIRE(found.size() == 2);
+	CHECK(found[0].source == "pdsh.out#node1");
+	CHECK(found[1].source == "pdsh.out#node2");
+	CHECK(found[0].bytes + found[1].bytes == 400);
+	// Ansible: the task's result, sdb's document in "stdout".
+	std::string tree = "{\"changed\": true, \"cmd\": \"sdb ...\", \"rc\": 0, \"stderr\": \"\", \"stdout\": " + json_string(a) +
+			   ", \"stdout_lines\": []}";
+	found = inputs(tree, "results/node1");
+	REQUIRE(found.size() == 1);
+	CHECK(found[0].source == "results/node1");
+	CHECK(found[0].bytes == 100);
+	CHECK(found[0].latency.size() == 1);
+	std::string error;
+	inputs("{\"changed\": true, \"rc\": 2, \"stderr\": \"sdb: /data/t: No such file\", \"stdout\": \"\"}", "results/node2", &error);
+	CHECK(error == "results/node2: the Ansible task failed (rc 2): sdb: /data/t: No such file");
+}
+
+TEST_CASE("admit: the same document twice, or a merged one beside its input, is an error naming both (issue 22)")
+{
+	Histogram h;
+	h.add(1000);
+	std::vector<HostRun> runs;
+	Seen seen;
+	HostRun a = loaded(sdb_document("a", 1000, 2, 100, h), "a.json"), b = loaded(sdb_document("b", 1000, 2, 300, h), "b.json");
+	REQUIRE(!admit(a, runs, seen));
+	runs.push_back(a);
+	REQUIRE(!admit(b, runs, seen));
+	runs.push_back(b);
+	HostRun again = loaded(sdb_document("a", 1000, 2, 100, h), "copy.json");
+	CHECK(admit(again, runs, seen).msg == "copy.json: the same document as a.json (host a, start 1000.000000): given twice");
+	// A merged document of a and another: it holds a.
+	std::vector<HostRun> pair{a, loaded(sdb_document("c", 1000, 2, 500, h), "c.json")};
+	Merged m = merge_runs(pair);
+	std::string merged_text;
+	{
+		char *buf = nullptr;
+		std::size_t len = 0;
+		std::FILE *f = open_memstream(&buf, &len);
+		print_merged_json(f, pair, m, {}, {}, false);
+		std::fclose(f);
+		merged_text.assign(buf, len);
+		free(buf);
+	}
+	HostRun merged = loaded(merged_text, "merged.json");
+	CHECK(merged.parts.size() == 3);
+	CHECK(admit(merged, runs, seen).msg ==
+	      "merged.json: a merged document holding a.json (host a, start 1000.000000): merge either, not both");
+	std::vector<HostRun> first{merged};
+	Seen fresh;
+	REQUIRE(!admit(merged, {}, fresh));
+	CHECK(admit(a, first, fresh).msg ==
+	      "a.json: one of the inputs of merged.json (host -, start 1000.000000), a merged document: merge either, not both");
+	// Another sdb's document: flagged.
+	std::string old = sdb_document("d", 1000, 2, 100, h);
+	old.replace(old.find(SDB_VERSION), std::strlen(SDB_VERSION), "0.0.9");
+	std::vector<HostRun> mixed{a, loaded(old, "d.json")};
+	m = merge_runs(mixed);
+	CHECK(std::find(m.warnings.begin(), m.warnings.end(),
+			"d.json: written by sdb 0.0.9, this is sdb " SDB_VERSION ": its fields may mean something else") != m.warnings.end());
+}
+
+TEST_CASE("merge: every host's device verdict, in the line and in hosts[].device (issue 24)")
+{
+	Histogram h;
+	h.add(1000);
+	std::string ok = sdb_document("a", 1000, 2, 100, h), bad = sdb_document("b", 1000, 2, 100, h);
+	const char *dev_ok = "\"device\": {\"name\": \"sdb\", \"path\": \"/dev/sdb\", \"bytes\": 100, \"delivered\": 1.000000, "
+			     "\"busy\": 0.9, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null}, ";
+	const char *dev_bad = "\"device\": {\"name\": \"sdc\", \"path\": \"/dev/sdc\", \"bytes\": 10, \"delivered\": 0.100000, "
+			      "\"busy\": 0.1, \"limit\": \"memory\", \"link\": null, \"verified\": false, \"reason\": \"the device saw 10% of the bytes\"}, ";
+	ok.insert(ok.find("\"timeline\""), dev_ok);
+	bad.insert(bad.find("\"timeline\""), dev_bad);
+	std::vector<HostRun> runs{loaded(ok, "a.json"), loaded(bad, "b.json")};
+	CHECK(device_words(runs[0].device) == "device sdb: 100% delivered, limit device");
+	CHECK(device_words(runs[1].device) == "device sdc: 10% delivered (not confirmed), limit memory");
+	Merged m = merge_runs(runs);
+	CHECK(std::find(m.warnings.begin(), m.warnings.end(), "b.json: its device verdict failed: the device saw 10% of the bytes") !=
+	      m.warnings.end());
+	CHECK(json_host(runs[1]).find("\"device\": {\"name\": \"sdc\", \"path\": \"/dev/sdc\", \"bytes\": 10, \"delivered\": 0.100000") !=
+	      std::string::npos);
 }
 
 } // TEST_SUITE("merge")
