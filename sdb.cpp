@@ -36,6 +36,7 @@
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/fleet.h"	// many hosts together: skew, overlap, stragglers, launcher warnings
+#include "src/load.h"	// saved --json documents read back: pdsh, srun, Ansible; histograms lifted
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged

@@ -10,7 +10,8 @@
 #include "json.h"
 #include "options.h"
 #include "stats.h"
-#include "merge.h"
+#include "report.h"
+#include "load.h"
 
 #include <algorithm>
 #include <cinttypes>

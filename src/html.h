@@ -9,7 +9,7 @@
 #include "base.h"
 #include "json.h"
 #include "stats.h"
-#include "merge.h"
+#include "load.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-// Unit tests of src/merge.h: saved documents loaded and merged, percentiles
+// Unit tests of src/merge.h and src/load.h: saved documents loaded and merged, percentiles
 // from the union of their histograms, and what is flagged.
 #include "../../src/merge.h"
 
