@@ -769,7 +769,10 @@ std::size_t edit_distance(const std::string &a, const std::string &b)
 // than half of NAME), as git suggests a command.
 std::vector<std::string> option_candidates(const std::string &given)
 {
-	const std::string name = given.substr(given.find_first_not_of('-'));
+	std::size_t start = given.find_first_not_of('-');
+	if (start == std::string::npos)	// "---": no name to match
+		return {};
+	const std::string name = given.substr(start);
 	std::vector<std::string> begun, nearest;
 	std::size_t best = 3;
 	for (const option *o = long_options; o->name; o++) {

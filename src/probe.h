@@ -56,8 +56,8 @@ std::uint64_t probe_budget(std::uint64_t claimed)
 // destructive), and the steps that write, read and restore them.
 class Prober {
 public:
-	Prober(Fd fd, bool direct, bool block, std::uint64_t seed, bool destructive, ProbeResult &r)
-		: fd_(std::move(fd)), direct_(direct), block_(block), seed_(seed), destructive_(destructive), r_(r)
+	Prober(Fd fd, bool block, std::uint64_t seed, bool destructive, ProbeResult &r)
+		: fd_(std::move(fd)), block_(block), seed_(seed), destructive_(destructive), r_(r)
 	{
 	}
 
@@ -131,7 +131,8 @@ public:
 		if (Error e = settle())
 			return e;
 		auto place = [period](std::uint64_t at) { return period ? at % period : at; };
-		for (const auto &[at, data] : saved_) {
+		for (const auto &unit : saved_) {
+			const std::uint64_t at = unit.first;
 			if (Error e = transfer_at(at, false))
 				return e;
 			auto first = std::find_if(saved_.begin(), saved_.end(), [&](const auto &s) { return place(s.first) == place(at); });
@@ -170,7 +171,7 @@ private:
 	}
 
 	Fd fd_;
-	const bool direct_, block_;
+	const bool block_;
 	const std::uint64_t seed_;
 	const bool destructive_;
 	ProbeResult &r_;
@@ -390,7 +391,7 @@ int run_probe(const Options &opt, std::FILE *out)
 	}
 	Fd fd;
 	Error error = open_for_probe(t, fd, r.direct);
-	Prober prober(std::move(fd), r.direct, t.kind == Kind::block, seed, opt.destructive, r);
+	Prober prober(std::move(fd), t.kind == Kind::block, seed, opt.destructive, r);
 	if (!error)
 		error = prober.setup(t.path);
 	std::int64_t start = now_ns();

@@ -255,10 +255,15 @@ void check_args(std::string_view in)
 			break;
 		}
 		FUZZ_CHECK(p.error.status == exit_ok && p.error.msg.empty());
-		// Four shapes: a test (-w, -r or -M on a FILE, or on each of
+		// Six shapes: a test (-w, -r or -M on a FILE, or on each of
 		// --hosts), -T alone (the I/O options are then ignored), --quick
-		// on a path, which picks its own tests, or --merge FILE...
-		if (o.merge) {
+		// on a path, which picks its own tests, --merge FILE...,
+		// --compare OLD NEW, or --probe of a FILE.
+		if (o.compare) {
+			FUZZ_CHECK(o.op == Options::Op::none && o.compare_files.size() == 2 && !o.merge && !o.quick);
+		} else if (o.probe) {
+			FUZZ_CHECK(o.op == Options::Op::none && !o.file.empty() && !o.quick && o.hosts.empty());
+		} else if (o.merge) {
 			FUZZ_CHECK(o.op == Options::Op::none && !o.merge_files.empty() && !o.quick && o.hosts.empty());
 		} else if (o.quick) {
 			FUZZ_CHECK(o.op == Options::Op::none && !o.file.empty());
@@ -332,12 +337,12 @@ void check_merge(std::string_view in)
 	Merged m = merge_runs(runs);
 	static std::FILE *null_out = std::fopen("/dev/null", "w");
 	FUZZ_CHECK(null_out);
-	print_merged_human(null_out, runs, m, true);
+	print_merged_human(null_out, runs, m, {}, true);
 	char *buf = nullptr;
 	std::size_t len = 0;
 	std::FILE *mem = open_memstream(&buf, &len);
 	FUZZ_CHECK(mem);
-	print_merged_json(mem, runs, m, {}, false);
+	print_merged_json(mem, runs, m, {}, {}, false);
 	std::fclose(mem);
 	Json merged;
 	JsonParser out(std::string_view(buf, len));
