@@ -17,6 +17,7 @@
 #include "src/base.h"	// Error and its printing, SIZE, IEC formats, clocks, Fd
 #include "src/json.h"	// the JSON writer's pieces and a small JSON reader
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
+#include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
 #include "src/stats.h"	// Permutation, Histogram, MixChooser, splitmix64
 #include "src/pattern.h"	// the --verify unit: header, body, classify_unit
@@ -156,6 +157,8 @@ Error html_report(const std::string &path, const Report &report)
 		report.warnings = plausibility(plan, shared, report.memory ? &*report.memory : nullptr);
 		for (std::string &w : verdict_warnings(plan, *report.verdict))
 			report.warnings.push_back(std::move(w));
+		if (std::optional<RateOutcome> r = rate_outcome(plan, ex); r && !r->met)
+			report.warnings.push_back(rate_warning(*r));
 	}
 	if (!opt.timing)
 		report.memory.reset();

@@ -7,6 +7,7 @@
 
 #include "base.h"
 #include "profiles.h"
+#include "pace.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -62,6 +63,9 @@ constexpr char usage_text[] =
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
+	"      --rate RATE         open loop: RATE I/Os per second per thread (5000, 5k), or bytes with /s\n"
+	"                          (200m/s); latency counts from each I/O's due time (default closed loop)\n"
+	"      --sweep             latency against load: the maximum, then 10 steps at 10-100% of it, the knee\n"
 	"      --fanout N          with --hosts: at most N hosts at once, in waves (default all)\n"
 	"      --host-timeout SEC  with --hosts: stop a host that has not answered SEC s after its start\n"
 	"  -V, --version           print the version and exit\n"
@@ -246,6 +250,8 @@ struct Options {
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
 	unsigned fanout = 0;		// --fanout: hosts at once; 0: all
 	double host_timeout = 0;	// --host-timeout: seconds; 0: none
+	Rate rate;			// --rate: per thread; per_second 0: closed loop
+	bool sweep = false;		// --sweep: the maximum, then steps of --rate (sweep.h)
 };
 
 enum class Action { run, help, version };
@@ -258,7 +264,7 @@ struct Parsed {
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
 	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare, opt_html,
-	     opt_fanout, opt_host_timeout };
+	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -297,6 +303,8 @@ const option long_options[] = {
 	{"destructive", no_argument, nullptr, opt_destructive},
 	{"fanout", required_argument, nullptr, opt_fanout},
 	{"host-timeout", required_argument, nullptr, opt_host_timeout},
+	{"rate", required_argument, nullptr, opt_rate},
+	{"sweep", no_argument, nullptr, opt_sweep},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -599,6 +607,14 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		o.host_timeout = *v;
 		break;
 	}
+	case opt_rate: {
+		std::optional<Rate> v = parse_rate(arg);
+		if (!v) return usage_error("%s %s: a rate is a positive number of I/Os per second (5000, 5k) or of bytes per "
+					   "second with /s (200m/s), per thread", name.c_str(), arg);
+		o.rate = *v;
+		break;
+	}
+	case opt_sweep: o.sweep = true; break;
 	}
 	return {};
 }
@@ -624,6 +640,29 @@ Error check_verify(const Options &o)
 	return {};
 }
 
+// --rate and --sweep: an open loop over one test.  The sweep runs many,
+// each with its own rate, so what makes one run of many cannot go with it.
+Error check_rate(const Options &o)
+{
+	const bool rate = o.rate.per_second > 0;
+	if (!rate && !o.sweep)
+		return {};
+	const char *name = o.sweep ? "--sweep" : "--rate";
+	if (o.op == Options::Op::none)
+		return usage_error("%s: needs a test: -w, -r or -M", name);
+	if (!o.sweep)
+		return {};
+	if (rate)
+		return usage_error("--sweep and --rate: the sweep sets its own rates (10%% to 100%% of the maximum)");
+	if (!o.hosts.empty())
+		return usage_error("--sweep and --hosts: sweep one host at a time");
+	if (o.start_at_ns)
+		return usage_error("--sweep and --start-at: a start time is for one run; the sweep is eleven");
+	if (o.verify)
+		return usage_error("--sweep and --verify: eleven runs would rewrite what is checked; verify a -w run alone");
+	return {};
+}
+
 // An option as --hosts passes it on: its long name, "=" and its value.
 std::string canonical_option(int c, const char *arg)
 {
@@ -638,7 +677,8 @@ Error check_combination(const Options &o)
 {
 	if (!o.html.empty() && (o.op == Options::Op::none || o.quick || o.explain || o.merge || o.compare || o.probe ||
 				!o.hosts.empty()))
-		return usage_error("--html: draws a -w, -r or -M run (a quick suite, --merge, --hosts and --compare not yet)");
+		return usage_error("--html: draws a -w, -r or -M run or a --sweep (a quick suite, --merge, --hosts and "
+				   "--compare not yet)");
 	if (o.compare) {	// reads two results, runs nothing: only --json goes with it
 		for (const std::string &g : o.given)
 			if (g != "--compare" && g != "--json")
@@ -711,6 +751,7 @@ Error check_combination(const Options &o)
 			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
 			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
 			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"}, {o.verify, "--verify"},
+			{o.rate.per_second > 0, "--rate"}, {o.sweep, "--sweep"},
 		};
 		for (const auto &f : fixed)
 			if (f.given)
@@ -727,6 +768,8 @@ Error check_combination(const Options &o)
 		return usage_error("--fsync and -q %u: a sync after every N writes needs them in order; use -q 1 "
 				   "(-j N for syncs in parallel)", o.queue_depth);
 	if (Error e = check_verify(o))
+		return e;
+	if (Error e = check_rate(o))
 		return e;
 	const std::uint64_t block = o.block_size ? o.block_size : 4 * KiB;	// without -b: 4k random, else -s at most
 	if (o.size && o.size < block && (o.block_size || o.random))	// one short I/O is not a "1 MiB block" run

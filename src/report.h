@@ -10,6 +10,7 @@
 #include "options.h"
 #include "stats.h"
 #include "plan.h"
+#include "pace.h"
 #include "worker.h"
 #include "device.h"
 #include "run.h"
@@ -145,6 +146,8 @@ std::string describe_run(const Plan &p)
 	if (o.queue_depth > 1) flags += format(", queue depth %u", o.queue_depth);
 	if (o.fsync_every) flags += format(", fdatasync every %u write%s", o.fsync_every, o.fsync_every == 1 ? "" : "s");
 	if (o.ramp > 0) flags += format(", %g s ramp first (not counted)", o.ramp);
+	if (o.rate.per_second > 0)
+		flags += format(", open loop at %s IOPS per thread", format_count(ios_per_second(o.rate, p.block_size)).c_str());
 	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
 	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size) + " per thread";
 	for (const Target &t : p.targets)
@@ -184,6 +187,13 @@ std::string latency_summary(const Histogram &h)
 		      format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
 }
 
+// --rate: the issue-to-completion time, apart from the latency.
+std::string service_summary(const Histogram &h)
+{
+	return format("service (issue to completion) min %s, avg %s, p99 %s, max %s", format_ns(h.min()).c_str(),
+		      format_ns(h.mean()).c_str(), format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
+}
+
 // A mix's side: "read  70.1%: 12.00 MiB/s, 3072.00 IOPS, latency ...".
 void print_side(std::FILE *out, const char *name, std::uint64_t bytes, std::uint64_t ops, std::uint64_t all_ops,
 		double secs, const Histogram &latency)
@@ -204,6 +214,8 @@ void print_thread(std::FILE *out, const Worker &w, bool latency)
 		print_side(out, "read", w.read_bytes, w.read_ops, w.ops, secs, *w.read_latency);
 		print_side(out, "write", w.write_bytes, w.write_ops, w.ops, secs, *w.write_latency);
 	}
+	if (const auto &h = w.service_latency)	// --rate: the latency above counts from the due time
+		std::fprintf(out, "           %s\n", service_summary(*h).c_str());
 	if (const auto &h = w.sync_latency)	// the numbers etcd's guidance asks for: p99 under 10 ms
 		std::fprintf(out, "           Sync: %" PRIu64 " fdatasync, mean %s, p99 %s, p99.9 %s, max %s\n", h->count(),
 			     format_ns(h->mean()).c_str(), format_ns(h->percentile(0.99)).c_str(),
@@ -227,6 +239,39 @@ Histogram total_latency(const Shared &s)
 	for (auto &w : s.workers)
 		h.merge(w->latency);
 	return h;
+}
+
+// --rate: every thread's service time together (as total_latency).
+Histogram total_service(const Shared &s)
+{
+	Histogram h;
+	for (auto &w : s.workers)
+		if (w->service_latency)
+			h.merge(*w->service_latency);
+	return h;
+}
+
+// --rate: the offered load, all threads together, against what ran (the
+// achieved rate over the window up to the last I/O's return, so that a
+// final fdatasync does not count as I/O not issued); none without --rate.
+std::optional<RateOutcome> rate_outcome(const Plan &p, const Execution &ex)
+{
+	if (!(p.opt.rate.per_second > 0))
+		return std::nullopt;
+	std::int64_t behind = 0;
+	for (auto &w : ex.shared.workers)
+		behind = std::max(behind, w->behind_ns);
+	const double threads = static_cast<double>(ex.shared.workers.size());
+	return judge_rate(ios_per_second(p.opt.rate, p.block_size) * threads, rate(ex.totals.ops, ex.totals.io),
+			  behind / 1e9);
+}
+
+void print_rate(std::FILE *out, const RateOutcome &r)
+{
+	std::fprintf(out, "Rate: %s IOPS offered, %s achieved (%.1f%%), at most %.3f s behind the schedule: %s\n",
+		     format_count(r.offered).c_str(), format_count(r.achieved).c_str(),
+		     r.offered > 0 ? r.achieved / r.offered * 100 : 0.0, r.behind_seconds,
+		     r.met ? "the load was met" : "the load was NOT met");
 }
 
 // A mix's two sides over all threads.
@@ -461,16 +506,21 @@ void print_human(std::FILE *out, const Report &r)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the %s (untimed)\n", printable(w->target->path).c_str(),
 				     format_bytes(w->target->size).c_str(), is_mix(o) ? "mix" : "random writes");
+	const bool latency = o.random || o.fsync_every || is_mix(o) || o.rate.per_second > 0;
 	for (auto &w : r.ex->shared.workers)
-		print_thread(out, *w, o.random || o.fsync_every || is_mix(o));
+		print_thread(out, *w, latency);
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
 			     format_bytes(t.bytes).c_str());
-	if (o.threads > 1 && (o.random || o.fsync_every || is_mix(o)))
+	if (o.threads > 1 && latency)
 		std::fprintf(out, "           %s\n", latency_summary(total_latency(r.ex->shared)).c_str());
+	if (o.threads > 1 && o.rate.per_second > 0)
+		std::fprintf(out, "           %s\n", service_summary(total_service(r.ex->shared)).c_str());
 	if (o.threads > 1 && is_mix(o))
 		print_total_sides(out, r);
+	if (std::optional<RateOutcome> rate = rate_outcome(p, *r.ex))
+		print_rate(out, *rate);
 	if (r.verdict)
 		print_verdict(out, r);
 	if (o.verify)
@@ -506,20 +556,33 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
 
+// --rate's options key: ", \"rate\": I/Os per second per thread", or nothing (a closed loop's options are as they were).
+std::string rate_option(const Plan &p)
+{
+	if (!(p.opt.rate.per_second > 0))
+		return "";
+	return format(", \"rate\": %s", json_number(ios_per_second(p.opt.rate, p.block_size)).c_str());
+}
+
 std::string json_options(const Plan &p)
 {
 	const Options &o = p.opt;
 	return format("{\"op\": \"%s\", \"mode\": \"%s\", \"file\": %s, \"block_size\": %" PRIu64
 		      ", \"size\": %" PRIu64 ", \"threads\": %u, \"time_limit\": %s, \"direct\": %s, \"sync\": %s, "
-		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s, \"verify\": %s}",
+		      "\"random_buffer\": %s, \"cached\": %s, \"queue_depth\": %u, \"mix\": %s, \"fsync\": %s, \"ramp\": %s, \"verify\": %s%s}",
 		      is_mix(o) ? "mix" : is_write(o) ? "write" : "read", o.random ? "rand" : "seq", json_string(o.file).c_str(), p.block_size,
 		      p.targets.empty() ? 0 : p.targets[0].size, o.threads,
 		      o.time_limit > 0 ? json_number(o.time_limit).c_str() : "null", json_bool(o.direct).c_str(),
 		      json_bool(o.sync).c_str(), json_bool(o.random_buffer).c_str(), json_bool(o.cached).c_str(),
 		      o.queue_depth, is_mix(o) ? std::to_string(o.mix).c_str() : "null",
 		      o.fsync_every ? std::to_string(o.fsync_every).c_str() : "null",
-		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null", json_bool(o.verify).c_str());
+		      o.ramp > 0 ? json_number(o.ramp).c_str() : "null", json_bool(o.verify).c_str(),
+		      rate_option(p).c_str());
 }
+
+// --rate's ", \"service_ns\": {...}" after a latency_ns (the same keys);
+// a closed loop has none, and its document stays as it was.
+std::string json_service(const Histogram &h);
 
 std::string json_latency(const Histogram &h)
 {
@@ -528,6 +591,8 @@ std::string json_latency(const Histogram &h)
 		      h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999),
 		      h.max());
 }
+
+std::string json_service(const Histogram &h) { return ", \"service_ns\": " + json_latency(h); }
 
 // The non-empty buckets of a latency histogram, each [low, high, count]
 // with both bounds included: enough to merge histograms exactly later.
@@ -563,12 +628,13 @@ std::string json_thread(const Worker &w)
 	std::string cached_before = w.cached_before >= 0 ? json_number(w.cached_before) : "null";
 	return format("{\"id\": %u, \"file\": %s, \"cpu\": %d, \"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
 		      ", \"passes\": %u, \"seconds\": %s, \"sync_seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s"
-		      ", \"latency_ns\": %s, \"cached_before\": %s, \"sync\": %s, \"read\": %s, \"write\": %s"
+		      ", \"latency_ns\": %s%s, \"cached_before\": %s, \"sync\": %s, \"read\": %s, \"write\": %s"
 		      ", \"histogram\": %s}",
 		      w.id, json_string(w.target->path).c_str(), w.cpu, w.bytes, w.ops, w.passes, json_number(secs).c_str(),
 		      json_number(w.loop_end_ns ? (w.end_ns - w.loop_end_ns) / 1e9 : 0).c_str(),
 		      json_number(rate(w.bytes, secs)).c_str(), json_number(rate(w.ops, secs)).c_str(),
-		      json_latency(w.latency).c_str(), cached_before.c_str(), json_sync(w.sync_latency).c_str(),
+		      json_latency(w.latency).c_str(), w.service_latency ? json_service(*w.service_latency).c_str() : "",
+		      cached_before.c_str(), json_sync(w.sync_latency).c_str(),
 		      w.read_latency ? json_side(w.read_bytes, w.read_ops, secs, *w.read_latency).c_str() : "null",
 		      w.write_latency ? json_side(w.write_bytes, w.write_ops, secs, *w.write_latency).c_str() : "null",
 		      json_histogram(w.latency).c_str());
@@ -582,6 +648,14 @@ std::string json_total_sides(const Report &r)
 		return "\"read\": null, \"write\": null";
 	return "\"read\": " + json_side(t.read_bytes, t.read_ops, t.wall, side_latency(r.ex->shared, &Worker::read_latency)) +
 	       ", \"write\": " + json_side(t.write_bytes, t.write_ops, t.wall, side_latency(r.ex->shared, &Worker::write_latency));
+}
+
+// --rate: {"offered", "achieved", "met", "behind_seconds"}.
+std::string json_rate(const RateOutcome &r)
+{
+	return format("{\"offered\": %s, \"achieved\": %s, \"met\": %s, \"behind_seconds\": %s}",
+		      json_number(r.offered).c_str(), json_number(r.achieved).c_str(), json_bool(r.met).c_str(),
+		      json_number(r.behind_seconds).c_str());
 }
 
 std::string json_memory(const MemoryRates &m)
@@ -665,10 +739,13 @@ void print_json(std::FILE *out, const Report &r)
 		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
 			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
 		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s, %s}",
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s%s, %s}",
 			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
 			      json_number(rate(t.ops, t.wall)).c_str(), json_latency(total_latency(r.ex->shared)).c_str(),
+			      r.plan->opt.rate.per_second > 0 ? json_service(total_service(r.ex->shared)).c_str() : "",
 			      json_total_sides(r).c_str());
+		if (std::optional<RateOutcome> rate = rate_outcome(*r.plan, *r.ex))	// only with --rate: a closed
+			doc += ",\n \"rate\": " + json_rate(*rate);				// loop's document is as it was
 		CpuTime cpu = cpu_time(r.ex->result);
 		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
 			      json_number(cpu.system).c_str());

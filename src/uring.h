@@ -176,6 +176,28 @@ public:
 		return enter(pending_, std::min(wait_batch_, std::max(inflight, 1u)), IORING_ENTER_GETEVENTS);
 	}
 
+	// --rate: the same, but the wait is for one completion or bound_ns,
+	// whichever comes first (the next I/O's due time).  A kernel without
+	// bounded waits (before 5.11) sleeps bound_ns when nothing is in
+	// flight, else waits for one completion, however late.
+	int submit_and_wait_for(unsigned inflight, std::int64_t bound_ns)
+	{
+		__atomic_store_n(sq_tail_, tail_, __ATOMIC_RELEASE);
+		while (submit_batch_ > 0 && pending_ > submit_batch_)
+			if (int err = enter(submit_batch_, 0, 0))
+				return err;
+		bound_ns = std::max<std::int64_t>(bound_ns, 0);
+		if (bounded_wait_)
+			return enter(pending_, 1, IORING_ENTER_GETEVENTS, bound_ns);
+		if (inflight > 0)
+			return enter(pending_, 1, IORING_ENTER_GETEVENTS);
+		if (int err = pending_ ? enter(pending_, 0, 0) : 0)
+			return err;
+		const timespec nap{static_cast<time_t>(bound_ns / 1000000000), static_cast<long>(bound_ns % 1000000000)};
+		nanosleep(&nap, nullptr);
+		return 0;
+	}
+
 	bool reap(unsigned &index, int &res)
 	{
 		unsigned head = *cq_head_;
@@ -197,13 +219,14 @@ private:
 						    : "");
 	}
 
-	// A wait is bounded (100 ms) where the kernel can (5.11+): a wake-up
+	// A wait is bounded (100 ms, or bound_ns: --rate's next due time) where
+	// the kernel can (5.11+): a wake-up
 	// the kernel lost once left a -q 32 run here for minutes, all 32 I/Os
 	// done but not reaped (6.18, DEFER_TASKRUN); entering again reaps them.
 	// A wait that times out returns 0, and the loop enters again.
-	int enter(unsigned submit, unsigned wait, unsigned flags)
+	int enter(unsigned submit, unsigned wait, unsigned flags, std::int64_t bound_ns = 100000000)
 	{
-		__kernel_timespec bound {0, 100000000};
+		__kernel_timespec bound {bound_ns / 1000000000, bound_ns % 1000000000};
 		io_uring_getevents_arg arg {};
 		arg.sigmask_sz = _NSIG / 8;
 		arg.ts = reinterpret_cast<std::uintptr_t>(&bound);

@@ -3,6 +3,8 @@
 // loops (io_loop at depth 1, UringLoop at depth N, for reads, writes and
 // mixes), the step at each pass end, --fsync's syncs, --ramp's window, and
 // the final fdatasync (timed_phase).  The stop flag g_stop lives here.
+// With --rate both loops follow a Pace (pace.h): each I/O waits for its
+// due time, its latency counts from there, its service time apart.
 #pragma once
 
 #include "base.h"
@@ -11,6 +13,7 @@
 #include "pattern.h"
 #include "plan.h"
 #include "uring.h"
+#include "pace.h"
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +32,7 @@
 #include <sched.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -69,7 +73,8 @@ StopFlag g_stop;
 struct Slot {
 	std::uint64_t offset = 0;
 	std::size_t len = 0, done = 0;
-	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here
+	std::int64_t queued_ns = 0;	// when the I/O was queued: its latency starts here (closed loop)
+	std::int64_t due_ns = 0;	// --rate: when it was due: its latency starts here, its service at queued_ns
 	bool write = false;		// a mix: which way this one goes
 };
 
@@ -105,6 +110,8 @@ struct alignas(64) Worker {
 	Histogram latency;
 	std::optional<Histogram> sync_latency;	// --fsync: each fdatasync, apart from the I/O
 	std::optional<Histogram> read_latency, write_latency;	// a mix's two sides (latency: both)
+	std::optional<Histogram> service_latency;	// --rate: issue to completion (latency: from the due time)
+	std::int64_t behind_ns = 0;	// --rate: the furthest an I/O was issued after its due time
 	std::uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
 	VerifyTally verify;		// --verify: the units this thread checked
 	Error error;
@@ -448,6 +455,10 @@ Error prepare(Worker &w)
 		w.read_latency.emplace();
 		w.write_latency.emplace();
 	}
+	if (o.rate.per_second > 0) {
+		w.service_latency.emplace();
+		prctl(PR_SET_TIMERSLACK, 1000UL);	// this thread's sleeps end within 1 us of a due time, not 50
+	}
 	if (!is_write(o) && o.verify)
 		learn_seed(w);
 	if (!is_write(o) && !o.cached)
@@ -614,9 +625,10 @@ bool sync_step(Worker &w, std::int64_t &now)
 void drop_counts(Worker &w)
 {
 	w.latency.reset();
-	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency})
+	for (std::optional<Histogram> *h : {&w.sync_latency, &w.read_latency, &w.write_latency, &w.service_latency})
 		if (*h)
 			(*h)->reset();
+	w.behind_ns = 0;
 	w.read_bytes = w.read_ops = w.write_bytes = w.write_ops = 0;
 	w.bytes_done.store(0, std::memory_order_relaxed);
 }
@@ -645,6 +657,13 @@ void open_window(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 	w.start_ns = now;
 	w.cpu_start_ns = thread_cpu_ns();
 	w.counting.store(true);
+}
+
+// --rate's schedule for this thread, from the window's start; without
+// --rate one that is off.
+Pace pace_of(const Worker &w)
+{
+	return Pace(w.start_ns, ios_per_second(w.plan->opt.rate, w.plan->block_size));
 }
 
 // Which way a loop's I/Os go: all reads, all writes, or a mix (-M), where
@@ -683,7 +702,10 @@ void end_loop(Worker &w, const std::uint64_t (&bytes)[2], const std::uint64_t (&
 // latency of an I/O.  A mix writes from the thread's first slot and reads
 // into its second (see make_plan), so that no read changes what a write
 // sends; its two sides are counted apart, and the latency histogram gets
-// both at the end.
+// both at the end.  With --rate each I/O waits for its due time (none if
+// the last one ended after it: the loop is behind and goes at once), and
+// the clock read after the sleep is its issue time: one more clock read,
+// only where it slept.
 template <Way W, bool Random>
 void io_loop(Worker &w)
 {
@@ -706,9 +728,20 @@ void io_loop(Worker &w)
 	unsigned unsynced = 0;
 	std::size_t len;
 	std::int64_t prev = w.start_ns;
+	Pace pace = pace_of(w);
+	const bool paced = pace.on();
+	Histogram *const service = paced ? &*w.service_latency : nullptr;
+	std::int64_t due = 0, issued = 0, behind = 0;
 
 	w.passes = 1;
 	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
+		if (paced) {
+			due = pace.take();
+			if (time_based && due >= deadline)
+				break;
+			issued = due > prev ? wait_until(due) : prev;
+			behind = std::max(behind, issued - due);
+		}
 		const bool write = W == Way::mix ? !choose.read() : W == Way::write;
 		char *buffer = read_buffer;
 		if (write) {
@@ -718,7 +751,7 @@ void io_loop(Worker &w)
 				mark(w, buffer, len, t.base + offset, ops[1]);
 			}
 			if (verifying)	// the pattern counts in the rate, not in the write's latency
-				prev = now_ns();
+				issued = prev = now_ns();
 		}
 		ssize_t n = write ? transfer<true>(w.fd.get(), buffer, len, t.base + offset, failed_at)
 				  : transfer<false>(w.fd.get(), buffer, len, t.base + offset, failed_at);
@@ -731,7 +764,9 @@ void io_loop(Worker &w)
 			w.eof_at = t.base + offset;
 			break;
 		}
-		latency[write]->add(static_cast<std::uint64_t>(now - prev));
+		latency[write]->add(static_cast<std::uint64_t>(now - (paced ? due : prev)));
+		if (paced)
+			service->add(static_cast<std::uint64_t>(now - issued));
 		prev = now;
 		bytes[write] += static_cast<std::uint64_t>(n);
 		ops[write]++;
@@ -756,10 +791,13 @@ void io_loop(Worker &w)
 			unsynced = 0;
 			open_window(w, offsets, prev);
 			deadline = deadline_of(w);
+			pace.restart(w.start_ns);
+			behind = 0;
 		}
 		if (g_stop.raised() || (time_based && prev >= deadline))
 			break;
 	}
+	w.behind_ns = behind;
 	end_loop<W>(w, bytes, ops, prev);
 }
 
@@ -792,7 +830,10 @@ Settled settle(Slot &s, int res)
 // refills its slot.  At the end of a pass the slots drain before the
 // pass-end step, then all are refilled.  A mix draws each slot's way as it
 // is refilled: slot i writes from buffer slot i and reads into slot
-// depth + i.  run() is the loop; each step it takes has a name below.
+// depth + i.  With --rate a slot whose next I/O is not yet due waits
+// (waiting_), and the ring's wait ends at the next due time if no
+// completion comes first; the clock read after the wait is still the one
+// per wake.  run() is the loop; each step it takes has a name below.
 template <Way W, bool Random>
 class UringLoop {
 public:
@@ -801,8 +842,11 @@ public:
 		  time_based_(plan_.opt.time_limit > 0), deadline_(deadline_of(w)),
 		  offsets_(t_, plan_.block_size, order_seed(w)), choose_(mix_seed(w), plan_.opt.mix), ring_(*w.ring),
 		  slots_(depth_), starts_(depth_), last_(w.start_ns),
-		  stride_(W == Way::write && !stamped_ ? 0 : plan_.slot_stride)
+		  stride_(W == Way::write && !stamped_ ? 0 : plan_.slot_stride), pace_(pace_of(w)), paced_(pace_.on()),
+		  waiting_(paced_ ? depth_ : 0)
 	{
+		if (paced_)
+			service_ = &*w.service_latency;
 		if (W == Way::mix) {
 			latency_[0] = &*w.read_latency;
 			latency_[1] = &*w.write_latency;
@@ -812,19 +856,24 @@ public:
 	void run()
 	{
 		w_.passes = 1;
-		refill_all(w_.start_ns);
-		while (inflight_ > 0) {
-			if (int err = ring_.submit_and_wait(inflight_)) {
+		std::int64_t now = w_.start_ns;
+		refill_all(now);
+		while (inflight_ > 0 || waiting_count_ > 0) {
+			int err = waiting_count_ ? ring_.submit_and_wait_for(inflight_, pace_.due() - std::max(now, last_))
+						 : ring_.submit_and_wait(inflight_);
+			if (err) {
 				fail(w_, ring_error(t_.path, err));
 				break;
 			}
-			std::int64_t now = now_ns();
+			now = now_ns();
 			if (w_.ramp_end_ns && now >= w_.ramp_end_ns)	// what it reaps is the ramp's last
 				draining_ = true;
 			unsigned index;
 			int res;
 			while (ring_.reap(index, res))
 				complete(index, res, now);
+			if (waiting_count_)
+				release(now);
 			w_.bytes_done.store(bytes_[0] + bytes_[1], std::memory_order_relaxed);
 			if (draining_ && inflight_ == 0 && !finished_)
 				window_opens(now);
@@ -833,6 +882,7 @@ public:
 				refill_all(last_);
 			}
 		}
+		w_.behind_ns = behind_;
 		end_loop<W>(w_, bytes_, ops_, last_);
 	}
 
@@ -853,12 +903,18 @@ private:
 		Slot &s = slots_[i];
 		if (finished_ || pass_over_ || draining_)
 			return;
+		if (paced_ && !due_by(i, now))
+			return;
 		if (!offsets_.next(s.offset, s.len)) {
 			pass_over_ = true;
 			return;
 		}
 		s.done = 0;
 		s.queued_ns = now;
+		if (paced_) {
+			s.due_ns = pace_.take();
+			behind_ = std::max(behind_, now - s.due_ns);
+		}
 		s.write = W == Way::mix ? !choose_.read() : W == Way::write;
 		if (s.write) {
 			starts_[i] = w_.buffer + i * stride_;
@@ -876,8 +932,36 @@ private:
 		inflight_++;
 	}
 
+	// --rate: whether slot i's next I/O is due at now; if not, it waits.
+	// None is due at or past the deadline: the run is over there.
+	bool due_by(unsigned i, std::int64_t now)
+	{
+		if (time_based_ && pace_.due() >= deadline_) {
+			finished_ = true;
+			return false;
+		}
+		if (pace_.due() <= now)
+			return true;
+		waiting_[waiting_count_++] = i;
+		return false;
+	}
+
+	// --rate: the waiting slots whose I/Os are due by now, queued.  Once
+	// the pass or the run is over, or --ramp drains, none waits any more
+	// (refill_all() takes every slot up again).
+	void release(std::int64_t now)
+	{
+		if (time_based_ && now >= deadline_)
+			finished_ = true;
+		while (waiting_count_ > 0 && !finished_ && !pass_over_ && !draining_ && pace_.due() <= now)
+			refill(waiting_[--waiting_count_], now);
+		if (finished_ || pass_over_ || draining_)
+			waiting_count_ = 0;
+	}
+
 	void refill_all(std::int64_t now)
 	{
+		waiting_count_ = 0;
 		for (unsigned i = 0; i < depth_; i++)
 			refill(i, now);
 	}
@@ -885,7 +969,9 @@ private:
 	// An I/O that ended at now: its latency, its op.
 	void count(const Slot &s, std::int64_t now)
 	{
-		latency_[s.write]->add(static_cast<std::uint64_t>(now - s.queued_ns));
+		latency_[s.write]->add(static_cast<std::uint64_t>(now - (paced_ ? s.due_ns : s.queued_ns)));
+		if (paced_)
+			service_->add(static_cast<std::uint64_t>(now - s.queued_ns));
 		ops_[s.write]++;
 		last_ = now;
 	}
@@ -947,6 +1033,8 @@ private:
 		last_ = now;
 		open_window(w_, offsets_, last_);
 		deadline_ = deadline_of(w_);
+		pace_.restart(w_.start_ns);
+		behind_ = 0;
 		if (!time_based_)
 			pass_over_ = false;
 		refill_all(last_);
@@ -974,6 +1062,12 @@ private:
 	bool pass_over_ = false;		// this pass has no more offsets
 	bool draining_ = false;		// --ramp is over: no refills until nothing is in flight
 	bool finished_ = false;		// no more I/O at all: stop, deadline, error or end of file
+	Pace pace_;			// --rate's schedule; off without it
+	const bool paced_;
+	Histogram *service_ = nullptr;	// --rate: w.service_latency
+	std::vector<unsigned> waiting_;	// --rate: the free slots whose next I/O is not yet due
+	unsigned waiting_count_ = 0;
+	std::int64_t behind_ = 0;	// --rate: the furthest an I/O was queued after its due time
 };
 
 template <Way W, bool Random>
