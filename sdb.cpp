@@ -6,8 +6,8 @@
 // headers of src/, included here in the order of one run; each includes
 // only earlier ones and compiles alone (make check-modules), and keeps its
 // code in an anonymous namespace.  Start reading at run(), below: it picks
-// the mode (--merge, --compare, --hosts, --probe, --explain, --quick, -T alone, or a
-// run).
+// the mode (--merge, --compare, --hosts, --probe, --sweep, --explain, --quick, -T alone,
+// or a run).
 // Errors travel up as Error values (base.h) and the mode that ran prints
 // its one line (print_error) and returns its exit status; a worker records
 // its error with fail() (worker.h), which stops every thread.  The tests
@@ -42,6 +42,7 @@
 #include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 #include "src/html.h"	// --html: a run's page, its charts drawn as inline SVG
+#include "src/sweep.h"	// --sweep: latency against load, the maximum, ten steps, the knee
 
 #include <cerrno>
 #include <csignal>
@@ -92,6 +93,8 @@ Error html_report(const std::string &path, const Report &report)
 		return run_hosts(opt, out);
 	if (opt.probe)
 		return run_probe(opt, out);
+	if (opt.sweep)
+		return opt.explain ? explain_sweep(opt, out) : run_sweep(opt, out);
 	if (opt.explain)
 		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)

@@ -102,6 +102,9 @@ std::string fio_command(const Options &o, const std::string &name, Files files)
 		args.push_back("--ramp_time=" + fio_seconds(o.ramp));
 	if (o.fsync_every)
 		args.push_back(format("--fdatasync=%u", o.fsync_every));
+	if (o.rate.per_second > 0)	// per job, as sdb's is per thread; fio's default rate_process=linear is sdb's
+		args.push_back(o.rate.bytes ? format("--rate=%.0f", o.rate.per_second)
+					    : format("--rate_iops=%.0f", std::max(1.0, std::round(o.rate.per_second))));
 	if (write && !o.cached)
 		args.push_back("--end_fsync=1");
 	args.push_back(format("--invalidate=%d", o.cached ? 0 : 1));
@@ -191,6 +194,9 @@ int explain_run(const Options &opt, std::FILE *out)
 	if (opt.verify)
 		std::fprintf(out, "# --verify: fio checks only its own pattern (--verify=crc32c, read back after a write); "
 			     "neither tool can check the other's\n");
+	if (opt.rate.per_second > 0)
+		std::fprintf(out, "# fio's latencies at a rate count from each I/O's issue (sdb's service time), not from "
+			     "when it was due\n");
 	if (fio_pages_differ(r))
 		std::fputs(fio_pages_note, out);
 	std::fprintf(out, "%s\n", fio_command(r, "sdb", files_of(plan)).c_str());

@@ -100,6 +100,7 @@ void *worker_main(void *arg)
 	w.gate->arrive();
 	if (!w.error && !g_stop.raised())
 		timed_phase(w);
+	w.ring.reset();	// in this thread, the ring's only issuer, which alone may let its file go (~Ring)
 	if (!w.created)	// a new file's stays open: its lock, and what remove_created() compares
 		w.fd.reset();
 	w.gate->leave();

@@ -41,8 +41,16 @@ public:
 	Ring() = default;
 	Ring(const Ring &) = delete;
 	Ring &operator=(const Ring &) = delete;
+	// The registered file is let go first, here: a ring's own teardown
+	// after its close is asynchronous, and the file it still held kept
+	// the run's flock() on it (lock_target) for a moment after the run, so
+	// that the next run in the same process (--sweep's steps) was refused
+	// as "in use by another run".  Only the ring's issuer may (SINGLE_ISSUER):
+	// the worker's thread destroys it (worker_main).
 	~Ring()
 	{
+		if (fixed_file_)
+			syscall(__NR_io_uring_register, fd_.get(), IORING_UNREGISTER_FILES, nullptr, 0);
 		if (sqes_ != MAP_FAILED)
 			munmap(sqes_, sqes_len_);
 		if (cq_map_ != MAP_FAILED && cq_map_ != sq_map_)
@@ -131,6 +139,7 @@ public:
 		t.fd = fd;
 		t.flags = punted ? IOSQE_ASYNC : 0;
 		if (syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_FILES, &fd, 1) == 0) {
+			fixed_file_ = true;
 			t.fd = 0;
 			t.flags |= IOSQE_FIXED_FILE;
 		}
@@ -254,6 +263,7 @@ private:
 	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1;
 	io_uring_cqe *cqes_ = nullptr;
 	bool bounded_wait_ = false;	// IORING_FEAT_EXT_ARG: a wait can have a timeout
+	bool fixed_file_ = false;	// attach() registered the target
 };
 
 } // namespace

@@ -1,0 +1,293 @@
+// sweep: --sweep, latency against load.  A closed-loop run at the given
+// -q and -j finds the maximum IOPS; then ten open-loop runs (--rate, see
+// pace.h) offer 10%, 20% .. 100% of it, each -t seconds (3 by default),
+// each from the device as any run is (its own plan, eviction, final
+// fdatasync).  The knee (find_knee) is the lightest load at which p99
+// exceeds twice the lightest step's p99: where queueing begins to show.
+// Offers run_sweep() and explain_sweep() to run().
+#pragma once
+
+#include "base.h"
+#include "json.h"
+#include "options.h"
+#include "stats.h"
+#include "pace.h"
+#include "plan.h"
+#include "buffer.h"
+#include "worker.h"
+#include "run.h"
+#include "checks.h"
+#include "report.h"
+#include "explain.h"
+#include "html.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr unsigned sweep_steps = 10;		// 10%, 20% .. 100% of the maximum
+constexpr double sweep_default_seconds = 3;	// per step without -t: eleven runs in about 40 s
+
+double sweep_seconds(const Options &o) { return o.time_limit > 0 ? o.time_limit : sweep_default_seconds; }
+
+// One step's figures, as the table and the JSON show them.
+struct SweepStep {
+	double offered = 0;	// IOPS, all threads
+	double achieved = 0;
+	std::uint64_t p50_ns = 0, p99_ns = 0, p999_ns = 0;	// latency from the due time
+	bool met = false;
+	double behind_seconds = 0;
+};
+
+struct Knee {
+	double iops = 0;	// the offered load of the step where p99 doubled
+	double share = 0;	// of the maximum
+	std::uint64_t p99_ns = 0;
+};
+
+// The lowest step whose p99 exceeds twice the lightest (the first) step's;
+// none where p99 never doubles, or nothing ran.  steps: lightest first.
+std::optional<Knee> find_knee(const std::vector<SweepStep> &steps, double maximum)
+{
+	if (steps.empty() || !(maximum > 0))
+		return std::nullopt;
+	const std::uint64_t light = steps[0].p99_ns;
+	for (const SweepStep &s : steps)
+		if (s.p99_ns > 2 * light)
+			return Knee{s.offered, s.offered / maximum, s.p99_ns};
+	return std::nullopt;
+}
+
+// "p99 doubles above 7,200 IOPS, 78% of the maximum".
+std::string knee_words(const std::optional<Knee> &k, const std::vector<SweepStep> &steps)
+{
+	if (!k)
+		return "p99 stays within twice the lightest load's up to the maximum: no knee";
+	return format("p99 doubles above %s IOPS, %.0f%% of the maximum (p99 %s, against %s at %s IOPS)",
+		      format_count(k->iops).c_str(), k->share * 100, format_ns(k->p99_ns).c_str(),
+		      format_ns(steps[0].p99_ns).c_str(), format_count(steps[0].offered).c_str());
+}
+
+// One run of the sweep: the closed loop, or a step at a rate.
+struct SweepRun {
+	std::string what;		// describe_run() of its plan
+	Histogram latency;
+	double iops = 0, bytes_per_second = 0, seconds = 0;
+	std::uint64_t bytes = 0, ops = 0;
+	std::optional<RateOutcome> rate;
+	std::vector<std::string> warnings;	// the target's and plausibility's
+	std::string options_json;		// json_options() of its plan
+	Error error;
+	bool interrupted = false;
+};
+
+SweepRun sweep_run(const Options &opt, Waiter &waiter, const RunId &id)
+{
+	SweepRun out;
+	Plan plan;
+	double fill = 0;
+	std::vector<std::unique_ptr<Buffer>> buffers;
+	out.error = make_plan(opt, plan);
+	if (!out.error)
+		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
+	if (out.error && waiter.received()) {	// a Ctrl-C between two runs ends the sweep as one during a run
+		out.error = {};
+		out.interrupted = true;
+	}
+	if (out.error || out.interrupted)
+		return out;
+	out.what = describe_run(plan);
+	out.options_json = json_options(plan);
+	out.warnings = target_warnings(plan);
+	Execution ex;
+	execute(plan, id, buffers, waiter, ex);
+	out.interrupted = ex.result.interrupted;
+	out.error = ex.error;
+	for (auto &w : ex.shared.workers)
+		out.latency.merge(w->latency);
+	out.bytes = ex.totals.bytes;
+	out.ops = ex.totals.ops;
+	out.seconds = ex.totals.wall;
+	out.bytes_per_second = rate(out.bytes, out.seconds);
+	out.iops = rate(out.ops, out.seconds);
+	out.rate = rate_outcome(plan, ex);
+	if (ran_any(ex.shared))
+		for (std::string &w : plausibility(plan, ex.shared, nullptr))
+			out.warnings.push_back(std::move(w));
+	return out;
+}
+
+// A step's options: the sweep's test at share of the maximum, all
+// threads together (--rate is per thread).
+Options step_options(const Options &opt, double maximum, unsigned step)
+{
+	Options o = opt;
+	o.sweep = false;
+	o.html.clear();
+	o.time_limit = sweep_seconds(opt);
+	if (step > 0)
+		o.rate = Rate{maximum * step / sweep_steps / opt.threads, false};
+	return o;
+}
+
+SweepStep step_of(const SweepRun &r)
+{
+	SweepStep s;
+	s.offered = r.rate ? r.rate->offered : 0;
+	s.achieved = r.rate ? r.rate->achieved : r.iops;
+	s.p50_ns = r.latency.percentile(0.5);
+	s.p99_ns = r.latency.percentile(0.99);
+	s.p999_ns = r.latency.percentile(0.999);
+	s.met = r.rate && r.rate->met;
+	s.behind_seconds = r.rate ? r.rate->behind_seconds : 0;
+	return s;
+}
+
+void print_sweep_header(std::FILE *out, const Options &opt, const SweepRun &max)
+{
+	std::fprintf(out, "sdb %s: sweep of %s: %s\n", SDB_VERSION, max.what.c_str(), printable(opt.file).c_str());
+	std::fprintf(out, "Maximum (closed loop): %s IOPS, %s, latency p50 %s, p99 %s\n", format_count(max.iops).c_str(),
+		     format_rate(max.bytes_per_second).c_str(), format_ns(max.latency.percentile(0.5)).c_str(),
+		     format_ns(max.latency.percentile(0.99)).c_str());
+	std::fprintf(out, "%6s %12s %12s %10s %10s %10s  %s\n", "load", "offered IOPS", "achieved", "p50", "p99", "p99.9",
+		     "met");
+}
+
+void print_sweep_row(std::FILE *out, unsigned step, const SweepStep &s)
+{
+	std::fprintf(out, "%5u%% %12s %12s %10s %10s %10s  %s\n", step * 100 / sweep_steps, format_count(s.offered).c_str(),
+		     format_count(s.achieved).c_str(), format_ns(s.p50_ns).c_str(), format_ns(s.p99_ns).c_str(),
+		     format_ns(s.p999_ns).c_str(), s.met ? "yes" : "no");
+	std::fflush(out);
+}
+
+std::string json_sweep_step(const SweepStep &s)
+{
+	return format("{\"offered\": %s, \"achieved\": %s, \"p50_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64
+		      ", \"p999_ns\": %" PRIu64 ", \"met\": %s, \"behind_seconds\": %s}",
+		      json_number(s.offered).c_str(), json_number(s.achieved).c_str(), s.p50_ns, s.p99_ns, s.p999_ns,
+		      json_bool(s.met).c_str(), json_number(s.behind_seconds).c_str());
+}
+
+std::string json_knee(const std::optional<Knee> &k)
+{
+	if (!k)
+		return "null";
+	return format("{\"iops\": %s, \"share\": %s, \"p99_ns\": %" PRIu64 "}", json_number(k->iops).c_str(),
+		      json_number(k->share).c_str(), k->p99_ns);
+}
+
+// The sweep's document: the closed-loop run as "total" (the maximum), the
+// steps, the knee.
+std::string sweep_json(const SweepRun &max, const std::vector<SweepStep> &steps, const std::vector<std::string> &warnings,
+		       bool interrupted)
+{
+	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
+				 json_string(short_host_name()).c_str());
+	if (!max.options_json.empty()) {
+		doc += ",\n \"options\": " + max.options_json;
+		doc += format(",\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
+			      "\"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s}",
+			      max.bytes, max.ops, json_number(max.seconds).c_str(), json_number(max.bytes_per_second).c_str(),
+			      json_number(max.iops).c_str(), json_latency(max.latency).c_str());
+	}
+	doc += ",\n \"sweep\": [";
+	for (std::size_t i = 0; i < steps.size(); i++)
+		doc += (i ? ",\n  " : "\n  ") + json_sweep_step(steps[i]);
+	doc += "]";
+	doc += ",\n \"knee\": " + json_knee(find_knee(steps, max.iops));
+	doc += ",\n \"warnings\": " + json_warnings(warnings);
+	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
+	return doc;
+}
+
+void keep_warnings(std::vector<std::string> &all, const std::vector<std::string> &more)
+{
+	for (const std::string &w : more)
+		if (std::find(all.begin(), all.end(), w) == all.end())
+			all.push_back(w);
+}
+
+// --sweep: the maximum, the ten steps (a row each as it ends), the knee.
+int run_sweep(const Options &opt, std::FILE *out)
+{
+	SignalScope scope;
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
+	}
+	std::vector<std::string> warnings;
+	SweepRun max = sweep_run(step_options(opt, 0, 0), scope.waiter, {0, "sweep: the maximum  "});
+	Error error = max.error;
+	bool interrupted = max.interrupted;
+	keep_warnings(warnings, max.warnings);
+	if (!error && !interrupted && !(max.iops > 0))
+		error = runtime_error("--sweep: the closed-loop run did no I/O (%s): nothing to sweep", opt.file.c_str());
+	if (!error && !interrupted && !opt.json)
+		print_sweep_header(out, opt, max);
+	std::vector<SweepStep> steps;
+	for (unsigned k = 1; k <= sweep_steps && !error && !interrupted; k++) {
+		RunId id{k, format("sweep: %u%%  ", k * 100 / sweep_steps)};
+		SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id);
+		error = r.error;
+		interrupted = r.interrupted;
+		keep_warnings(warnings, r.warnings);
+		if (error || interrupted)	// a cut-short step would bend the curve
+			break;
+		steps.push_back(step_of(r));
+		if (!opt.json)
+			print_sweep_row(out, k, steps.back());
+	}
+	emit_warnings(warnings);
+	const bool planned = !max.options_json.empty();	// else nothing ran: the error alone
+	std::string doc = sweep_json(max, steps, warnings, interrupted);
+	if (opt.json && planned)
+		std::fputs(doc.c_str(), out);
+	else if (!steps.empty())
+		std::fprintf(out, "Knee: %s\n", knee_words(find_knee(steps, max.iops), steps).c_str());
+	if (interrupted && !opt.json)
+		std::fprintf(out, "Interrupted: the rows above are what finished\n");
+	if (!opt.html.empty() && planned)
+		if (Error e = write_html(opt.html, doc); e && !error)
+			error = e;
+	if (error) {
+		print_error(error);
+		return error.status;
+	}
+	return interrupted ? scope.waiter.exit_status() : exit_ok;
+}
+
+// --sweep --explain: the closed-loop run, then the steps as fio lines
+// whose --rate_iops is a share of MAX, the IOPS per job the first line
+// measured (fio's rate_iops is per job, as sdb's --rate is per thread).
+int explain_sweep(const Options &opt, std::FILE *out)
+{
+	Plan plan;
+	if (Error e = make_plan(step_options(opt, 0, 0), plan)) {
+		print_error(e);
+		return e.status;
+	}
+	Options r = plan.opt;
+	r.block_size = plan.block_size;
+	r.size = plan.targets[0].size;
+	std::fprintf(out, "# sdb --sweep: the first line finds the maximum; set MAX to its IOPS%s, then run the ten steps\n",
+		     opt.threads > 1 ? format(" divided by %u (per job)", opt.threads).c_str() : "");
+	std::fprintf(out, "# fio's latencies at --rate_iops count from each I/O's issue (sdb's service time), not from "
+		     "when it was due\n");
+	if (fio_pages_differ(r))
+		std::fputs(fio_pages_note, out);
+	const std::string line = fio_command(r, "sdb-max", files_of(plan));
+	std::fprintf(out, "%s\n", line.c_str());
+	for (unsigned k = 1; k <= sweep_steps; k++)
+		std::fprintf(out, "%s --rate_iops=$((MAX * %u / %u))\n",
+			     fio_command(r, format("sdb-%u", k * 100 / sweep_steps), files_of(plan)).c_str(), k, sweep_steps);
+	return exit_ok;
+}
+
+} // namespace
