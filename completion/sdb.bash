@@ -24,6 +24,7 @@ _sdb()
         -j | --threads | -t | --time | -q | --queue-depth | --runs | --start-at | --fsync | --ramp | --fanout | --host-timeout)
             return      # a number: nothing useful to offer
             ;;
+        --rate) offer='1000 5k 200m/s' ;;
         -m | --mode) offer='seq rand' ;;
         -M | --mix) offer='30 50 70' ;;
         -b | --block-size) offer='4k 64k 1m' ;;
@@ -40,7 +41,7 @@ _sdb()
                     -j --threads -m --mode -t --time -D --direct -S --sync
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
-                    --start-at --fsync --ramp --verify
+                    --start-at --fsync --ramp --verify --rate --sweep
                     --hosts --merge --fanout --host-timeout --compare --html --probe --destructive
                     -V --version -h --help'
             fi

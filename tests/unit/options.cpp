@@ -152,6 +152,50 @@ TEST_CASE("parse_args: --fsync, -M/--mix and --ramp, and their usage errors")
 	}
 }
 
+TEST_CASE("parse_args: --rate and --sweep, and their usage errors")
+{
+	Parsed p = Args{"-r", "-f", "x", "--rate", "5k"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.rate.per_second == 5000);
+	CHECK_FALSE(p.opt.rate.bytes);
+	p = Args{"-w", "-f", "x", "--rate=200m/s", "-q", "4"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.rate.per_second == 200.0 * 1048576);
+	CHECK(p.opt.rate.bytes);
+	p = Args{"-M", "70", "-f", "x", "--sweep", "-t", "2", "--html", "s.html"}.parse();
+	REQUIRE_FALSE(p.error);
+	CHECK(p.opt.sweep);
+	CHECK(p.opt.html == "s.html");
+	CHECK_FALSE(Args{"-r", "-f", "x", "--sweep", "--explain"}.parse().error);
+	CHECK(Args{"-r", "-f", "x"}.parse().opt.rate.per_second == 0);	// closed loop by default
+	struct Case {
+		std::initializer_list<const char *> args;
+		const char *message;
+	};
+	const Case cases[] = {
+		{{"-r", "-f", "x", "--rate", "0"}, "--rate 0: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "-5"}, "--rate -5: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "5x"}, "--rate 5x: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "/s"}, "--rate /s: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "0/s"}, "--rate 0/s: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "nan"}, "--rate nan: a rate is a positive number"},
+		{{"-r", "-f", "x", "--rate", "1e300"}, "--rate 1e300: a rate is a positive number"},
+		{{"-T", "--rate", "5k"}, "--rate: needs a test"},
+		{{"-T", "--sweep"}, "--sweep: needs a test"},
+		{{"-r", "-f", "x", "--sweep", "--rate", "1k"}, "--sweep and --rate"},
+		{{"-w", "-f", "x", "--sweep", "--verify"}, "--sweep and --verify"},
+		{{"-r", "-f", "x", "--sweep", "--start-at", "+5"}, "--sweep and --start-at"},
+		{{"-r", "-f", "x", "--sweep", "--hosts", "a,b"}, "--sweep and --hosts"},
+		{{"--quick", "-f", "d", "--sweep"}, "--quick and --sweep"},
+		{{"--quick", "-f", "d", "--rate", "1k"}, "--quick and --rate"},
+	};
+	for (const Case &c : cases) {
+		Parsed q = Args(c.args).parse();
+		CHECK_MESSAGE(q.error.status == exit_usage, c.message);
+		CHECK_MESSAGE(q.error.msg.find(c.message) != std::string::npos, q.error.msg << " / " << c.message);
+	}
+}
+
 TEST_CASE("parse_args: -T alone needs no target")
 {
 	Parsed p = Args{"-T"}.parse();
@@ -377,7 +421,7 @@ TEST_CASE("parse_args: an ambiguous long option names its candidates, an unknown
 	const Case cases[] = {
 		{{"-w", "-f", "x", "--q", "4"}, "--q: ambiguous: --queue-depth or --quick?"},
 		{{"-w", "-f", "x", "--qu"}, "--qu: ambiguous: --queue-depth or --quick?"},
-		{{"-w", "-f", "x", "--ra", "1"}, "--ra: ambiguous: --random-buffer or --ramp?"},
+		{{"-w", "-f", "x", "--ra", "1"}, "--ra: ambiguous: --random-buffer, --ramp or --rate?"},
 		{{"-w", "-f", "x", "--queue-dpeth", "4"}, "--queue-dpeth: unknown option; did you mean --queue-depth?"},
 		{{"-w", "-f", "x", "--verfy"}, "--verfy: unknown option; did you mean --verify?"},
 		{{"-w", "-f", "x", "--blocksize=4k"}, "--blocksize: unknown option; did you mean --block-size?"},
