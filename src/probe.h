@@ -94,8 +94,9 @@ public:
 	}
 
 	// What is at unit `at` now: its kind for the last write there; found:
-	// the offset its header names.  Everything written is made durable
-	// and the caches above the device dropped first.
+	// the offset its header names; counted among the units tested.
+	// Everything written is made durable and the caches above the device
+	// dropped first.
 	Error get(std::uint64_t at, UnitKind &kind, std::uint64_t &found)
 	{
 		if (Error e = settle())
@@ -105,6 +106,7 @@ public:
 			return e;
 		r_.read_seconds += (now_ns() - start) / 1e9;
 		r_.read += verify_unit;
+		r_.units++;
 		std::optional<std::uint64_t> last;
 		for (std::size_t i = written_at_.size(); i-- > 0;)
 			if (written_at_[i] == at) {
@@ -221,7 +223,6 @@ Error probe(Prober &p, ProbeResult &r, Stop stop)
 		std::uint64_t found = 0;
 		if (Error e = p.get(u * verify_unit, kind, found))
 			return e;
-		r.units++;
 		if (kind == UnitKind::good) {
 			if (u < bad && (!any_good || u > good))
 				good = u, any_good = true;
@@ -256,7 +257,6 @@ Error probe(Prober &p, ProbeResult &r, Stop stop)
 		std::uint64_t found = 0;
 		if (Error e = p.get(mid * verify_unit, kind, found))
 			return e;
-		r.units++;
 		if (kind == UnitKind::good) {
 			good = mid;
 		} else {
