@@ -371,7 +371,7 @@ struct Verdict {
 	std::uint64_t read_bytes = 0, read_claimed = 0, write_bytes = 0, write_claimed = 0;	// a mix's sides
 	double delivered = 0;		// bytes / claimed; a mix: the lesser of its sides' shares
 	double busy = 0;		// io_ticks over the wall time, at most 1
-	std::string limit;		// "memory", "device", "link", "cpu", "latency" or "unknown"
+	std::string limit;		// "memory", "device", "link", "cpu", "rate", "latency" or "unknown"
 	std::string limit_why;		// the evidence, in words
 	bool confirmed = false;		// the device saw at least 90% of the bytes claimed
 	std::string reason;		// why not confirmed ("" when it is)
@@ -433,7 +433,7 @@ std::string quota_words(const Verdict &v)
 		      v.throttle.ns / 1e9);
 }
 
-// The first limit that applies: memory, device, link, cpu, latency;
+// The first limit that applies: memory, device, link, cpu, rate, latency;
 // unknown where no counters rule out the device, or where the device did
 // not see the bytes (its latency then says nothing about the rate).
 void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
@@ -460,6 +460,9 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	} else if (cpu >= 0.9) {
 		v.limit = "cpu";
 		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
+	} else if (v.confirmed && o.rate.per_second > 0) {	// an open loop waits for its schedule, by request
+		v.limit = "rate";
+		v.limit_why = "--rate: the offered load, by request";
 	} else if (v.confirmed) {	// the device saw the bytes, was idle at times, and nothing else was full
 		v.limit = "latency";
 		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
