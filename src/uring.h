@@ -228,10 +228,10 @@ private:
 						    : "");
 	}
 
-	// A wait is bounded (100 ms, or bound_ns: --rate's next due time) where
-	// the kernel can (5.11+): a wake-up
-	// the kernel lost once left a -q 32 run here for minutes, all 32 I/Os
-	// done but not reaped (6.18, DEFER_TASKRUN); entering again reaps them.
+	// A wait is bounded (100 ms, or bound_ns: --rate's next due time)
+	// where the kernel can (5.11+): a wake-up the kernel lost once left a
+	// -q 32 run here for minutes, all 32 I/Os done but not reaped (6.18,
+	// DEFER_TASKRUN); entering again reaps them.
 	// A wait that times out returns 0, and the loop enters again.
 	int enter(unsigned submit, unsigned wait, unsigned flags, std::int64_t bound_ns = 100000000)
 	{
