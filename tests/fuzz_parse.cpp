@@ -223,7 +223,9 @@ bool same(const Parsed &a, const Parsed &b)
 	       x.queue_depth == y.queue_depth && x.direct == y.direct && x.sync == y.sync &&
 	       x.random_buffer == y.random_buffer && x.timing == y.timing && x.verbose == y.verbose &&
 	       x.json == y.json && x.cached == y.cached && x.force == y.force && x.quick == y.quick &&
-	       x.profile == y.profile && x.keep == y.keep && x.runs == y.runs && x.explain == y.explain;
+	       x.profile == y.profile && x.keep == y.keep && x.runs == y.runs && x.explain == y.explain &&
+	       std::memcmp(&x.rate.per_second, &y.rate.per_second, sizeof x.rate.per_second) == 0 &&
+	       x.rate.bytes == y.rate.bytes && x.sweep == y.sweep;
 }
 
 void check_args(std::string_view in)
@@ -279,6 +281,11 @@ void check_args(std::string_view in)
 		FUZZ_CHECK(o.runs <= 100);
 		FUZZ_CHECK(!o.quick || o.profile);
 		FUZZ_CHECK(!o.explain || !o.json);
+		// --rate and --sweep: a positive rate of at most max_rate_iops
+		// (or bytes), on a test; never both.
+		FUZZ_CHECK(o.rate.per_second == 0 || (o.rate.per_second > 0 && (o.rate.bytes || o.rate.per_second <= max_rate_iops)));
+		FUZZ_CHECK(!(o.rate.per_second > 0 || o.sweep) || o.op != Options::Op::none);
+		FUZZ_CHECK(!(o.sweep && o.rate.per_second > 0));
 		FUZZ_CHECK(o.block_size == 0 || parse_size(std::to_string(o.block_size)) == o.block_size);
 		FUZZ_CHECK(o.size == 0 || parse_size(std::to_string(o.size)) == o.size);
 		break;
