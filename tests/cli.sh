@@ -2821,15 +2821,24 @@ else
 	# The knee: a throttle serves up to its limit and then queues, so p99
 	# doubles at the step that offers the limit (the closed loop measures
 	# the limit and the throttle's first burst: up to several % over it).
-	# A loaded machine's stall of a few hundred ms doubles a middle step's
-	# p99 now and then (2 cores, load 6-7 here): up to three tries, shown.
+	# A loaded machine's stall, or the throttle's own (a bio held to its
+	# next 100 ms slice), doubles a middle step's p99 now and then: up to
+	# three tries, each shown.  A closed loop that measured less than the
+	# limit leaves the 100% step short of it, where a throttle queues
+	# nothing: no knee to find there, said as skipped, not passed.
+	under=0
 	for try in 1 2 3; do
 		throttled -r -f "$loop" -b 4k -m rand -D -t 3 --sweep --json
 		knee=$(jq -r --argjson limit $limit '.knee.iops // 0 | . / $limit | . >= 0.7 and . <= 1.1' <<<"$out")
 		[ "$knee" = true ] && break
+		jq -e --argjson limit $limit '.total.iops < $limit' <<<"$out" >/dev/null && under=$((under + 1))
 		echo "     (try $try: maximum $(jq -c .total.iops <<<"$out"), knee $(jq -c .knee <<<"$out"), p99s $(jq -c '[.sweep[].p99_ns / 1e6 | round]' <<<"$out") ms)"
 	done
-	check "--sweep under the throttle: the knee between 70% and 100% of the limit (+10%: its burst)" "0 true" "$rc $knee"
+	if [ "$knee" != true ] && [ "$under" = 3 ]; then
+		skipped "--sweep under the throttle: the knee near the limit" "each closed loop measured under the limit"
+	else
+		check "--sweep under the throttle: the knee between 70% and 100% of the limit (+10%: its burst)" "0 true" "$rc $knee"
+	fi
 	rmdir "$cg"
 	release_image rate.img
 fi
