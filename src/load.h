@@ -155,7 +155,7 @@ bool lift_one(std::string_view s, std::size_t &i, Buckets &out)
 		v = 0;
 		while (k < s.size() && s[k] >= '0' && s[k] <= '9') {
 			unsigned d = static_cast<unsigned>(s[k] - '0');
-			if (v > (UINT64_MAX - d) / 10)
+			if (k - from >= 19 && v > (UINT64_MAX - d) / 10)	// 19 digits always fit in 64 bits
 				return false;
 			v = v * 10 + d;
 			k++;
@@ -206,17 +206,28 @@ Lifted lift_histograms(std::string &text)
 		while (k < s.size() && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t' || s[k] == '\r'))
 			k++;
 	};
+	// memchr, not a loop a byte at a time: 10,000 documents are 150 MB
+	// of text, and this scan was a quarter of a merge's time.
+	auto find = [&](char c, std::size_t from) {
+		const void *p = from < s.size() ? std::memchr(s.data() + from, c, s.size() - from) : nullptr;
+		return p ? static_cast<std::size_t>(static_cast<const char *>(p) - s.data()) : s.size();
+	};
 	while (i < s.size()) {
-		if (s[i] != '"') {
-			i++;
-			continue;
+		i = find('"', i);
+		if (i >= s.size())
+			break;
+		std::size_t j = find('"', i + 1);
+		while (j < s.size() && s[j - 1] == '\\') {	// an escaped quote, unless the backslash is itself escaped
+			std::size_t slashes = 0;
+			for (std::size_t b = j; b > i + 1 && s[b - 1] == '\\'; b--)
+				slashes++;
+			if (slashes % 2 == 0)
+				break;
+			j = find('"', j + 1);
 		}
-		std::size_t j = i + 1;
-		while (j < s.size() && s[j] != '"')
-			j += s[j] == '\\' ? 2 : 1;
 		if (j >= s.size())
 			break;
-		bool key = s.substr(i, j + 1 - i) == "\"histogram\"";
+		bool key = j - i == 10 && s.compare(i, 11, "\"histogram\"") == 0;
 		i = j + 1;
 		std::size_t k = i;
 		space(k);
@@ -330,12 +341,13 @@ Error seconds_field(const Json &obj, const char *key, const std::string &name, c
 Error add_bucket_checked(HostRun &r, Buckets &h, unsigned i, std::uint64_t n, const std::string &name,
 			 const std::string &field)
 {
-	std::uint64_t mid = Histogram::midpoint(i);
-	if (n > UINT64_MAX - r.latency_ios || (mid && n > (UINT64_MAX - r.latency_ns) / mid))
+	std::uint64_t mid = Histogram::midpoint(i), ns = 0, ios = 0, sum = 0;	// overflow checks without a division
+	if (__builtin_add_overflow(r.latency_ios, n, &ios) || __builtin_mul_overflow(mid, n, &ns) ||
+	    __builtin_add_overflow(r.latency_ns, ns, &sum))
 		return runtime_error("%s: %s: the bucket counts add up past 64 bits (%s I/Os, or their latency past 2^64 ns): "
 				     "not a run's", name.c_str(), field.c_str(), format("%.3g", static_cast<double>(r.latency_ios) + static_cast<double>(n)).c_str());
-	r.latency_ios += n;
-	r.latency_ns += mid * n;
+	r.latency_ios = ios;
+	r.latency_ns = sum;
 	if (n)
 		h.push_back({i, n});
 	return {};
@@ -349,6 +361,7 @@ Error add_histogram(const Json &value, const std::vector<Buckets> &side, HostRun
 		std::size_t k = std::strtoul(value.text.c_str() + 2, nullptr, 10);
 		if (k >= side.size())
 			return runtime_error("%s: %s: not a histogram", name.c_str(), field.c_str());
+		h.reserve(h.size() + side[k].size());
 		for (const auto &b : side[k])
 			if (Error e = add_bucket_checked(r, h, b.first, b.second, name, field))
 				return e;
@@ -397,7 +410,9 @@ Error histogram_of(const Json &value, const std::string &name, const std::string
 // Buckets in any order, some twice (the threads'), as one sorted list.
 void coalesce(Buckets &b)
 {
-	std::sort(b.begin(), b.end());
+	// One thread's buckets come sorted already: no sort for them.
+	if (!std::is_sorted(b.begin(), b.end()))
+		std::sort(b.begin(), b.end());
 	std::size_t out = 0;
 	for (std::size_t i = 0; i < b.size(); i++)
 		if (out && b[out - 1].first == b[i].first)
