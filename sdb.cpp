@@ -32,6 +32,7 @@
 #include "src/checks.h"	// memory ceiling, warnings, the Verdict: judge()
 #include "src/verify.h"	// --verify's read-back and its summary
 #include "src/cliff.h"	// where a sequential write's rate fell: a write cache
+#include "src/flash.h"	// --quick=flash: the write to the cliff (its cap, its stop), its words
 #include "src/report.h"	// the human report and the JSON document
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines

@@ -32,7 +32,7 @@ _sdb()
         *)
             if $split; then     # --option=value: only --quick's profile
                 [[ $prev == --quick ]] || return
-                offer='default nvme real mix'
+                offer='default nvme real mix flash'
             elif [[ " ${words[*]} " =~ " --"(merge|compare)" " && $cur != -* ]]; then
                 _filedir json   # --merge's and --compare's operands: saved --json documents
                 return

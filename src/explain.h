@@ -155,11 +155,17 @@ int explain_quick(const Options &opt, std::FILE *out)
 	std::vector<std::string> notes;
 	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), notes);
 	unsigned runs = quick_runs(opt);
+	const bool to_cliff = writes_to_cliff(*opt.profile);
 	std::fprintf(out, "# sdb --quick=%s on %s (%s): %zu fio lines, in sdb's order; sdb runs each %s and "
 		     "reports the median\n", opt.profile->name, printable(q.path).c_str(), q.why.c_str(), rows.size(),
-		     runs == 1 ? "once" : format("%u times", runs).c_str());
-	std::fprintf(out, "# sdb first writes the whole file with random data; fio lays out what a job lacks itself. "
-		     "Remove the file afterwards.\n");
+		     runs == 1 ? "once" : format("%u times%s", runs, to_cliff ? " (the first once)" : "").c_str());
+	if (to_cliff)
+		std::fprintf(out, "# sdb stops the first write once the rate fell for good (the write cache's cliff) and "
+			     "runs the rest on at most 1 GiB of what it wrote; fio has no such stop and writes all of --size. "
+			     "Remove the file afterwards.\n");
+	else
+		std::fprintf(out, "# sdb first writes the whole file with random data; fio lays out what a job lacks itself. "
+			     "Remove the file afterwards.\n");
 	if (!q.direct)
 		std::fprintf(out, "# FUSE: sdb runs buffered here, with caches evicted before reads\n");
 	for (const std::string &n : notes)

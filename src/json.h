@@ -7,12 +7,14 @@
 
 #include "base.h"
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -270,9 +272,11 @@ private:
 				return ++i_, true;
 			if (static_cast<unsigned char>(c) < 0x20)
 				return fail("a control character inside a string");
-			if (c != '\\') {
-				out += c;
-				i_++;
+			if (c != '\\') {	// a run of plain characters at once
+				std::size_t from = i_;
+				while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\\' && static_cast<unsigned char>(s_[i_]) >= 0x20)
+					i_++;
+				out.append(s_.data() + from, i_ - from);
 				continue;
 			}
 			if (++i_ >= s_.size())
@@ -331,7 +335,11 @@ private:
 			if (!digits())
 				return fail("digits must follow the exponent");
 		}
-		v = std::strtod(std::string(s_.substr(start, i_ - start)).c_str(), nullptr);
+		// from_chars rounds as strtod does, without a copy of the digits;
+		// what it does not take (out of range) strtod decides, as before.
+		const char *first = s_.data() + start, *last = s_.data() + i_;
+		if (std::from_chars(first, last, v).ec != std::errc())
+			v = std::strtod(std::string(first, last).c_str(), nullptr);
 		if (!std::isfinite(v))
 			return i_ = start, fail("a number out of range");
 		return true;

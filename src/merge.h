@@ -412,27 +412,18 @@ int run_merge(const Options &opt, std::FILE *out)
 		print_error(e);
 		errors.push_back(e.msg);
 	};
-	for (const std::string &file : expand_inputs(opt.merge_files)) {
-		if (sig.taken())
-			break;
-		std::vector<HostRun> found;
-		{
-			std::string text;
-			Error e = read_input(file, text, &sig);
-			if (!e)
-				e = load_inputs(text, input_name(file), found);
-			if (e) {
-				failed(e);
-				continue;
-			}
+	load_in_order(expand_inputs(opt.merge_files), sig, [&](LoadedFile &f) {
+		if (f.error) {
+			failed(f.error);
+			return;
 		}
-		for (HostRun &r : found) {
+		for (HostRun &r : f.found) {
 			if (Error e = admit(r, runs, seen))
 				failed(e);
 			else
 				runs.push_back(std::move(r));
 		}
-	}
+	});
 	report_merged(out, runs, {}, errors, opt.json, true, sig.received != 0);
 	if (sig.received)
 		return 128 + sig.received;

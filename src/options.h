@@ -49,7 +49,7 @@ constexpr char usage_text[] =
 	"      --cached            measure the page cache: no eviction, no fdatasync\n"
 	"      --force             also write a block device, a file sdb did not create, a link\n"
 	"      --quick[=PROFILE]   CrystalDiskMark's tests on a test file in -f DIR (-t, -s apply);\n"
-	"                          PROFILE: default, nvme, real or mix\n"
+	"                          PROFILE: default, nvme, real, mix or flash (to the write cache's cliff)\n"
 	"      --keep              with --quick: keep the test file\n"
 	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
@@ -548,7 +548,7 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		o.quick = true;
 		o.profile = find_quick_profile(arg ? arg : "default");
 		if (!o.profile)
-			return usage_error("%s=%s: unknown profile (default, nvme, real or mix)", name.c_str(), arg);
+			return usage_error("%s=%s: unknown profile (default, nvme, real, mix or flash)", name.c_str(), arg);
 		break;
 	}
 	case opt_keep: o.keep = true; break;

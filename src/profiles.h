@@ -22,6 +22,7 @@ struct QuickTest {
 	std::uint64_t block_size;
 	unsigned depth, threads;
 	int mix = -1;		// a mixed test (-M): the percentage of reads, in one row
+	bool to_cliff = false;	// --quick=flash: its write runs once, until its cliff (see flash.h)
 };
 
 // The one table the parser, the header, the suite and --explain all read.
@@ -39,7 +40,19 @@ const QuickProfile quick_profiles[] = {
 	{"real", "CrystalDiskMark's real-world profile", {{false, MiB, 1, 1}, {true, 4 * KiB, 1, 1}}},
 	{"mix", "the default profile plus RND4K Q1T1 mix 70/30",
 	 {{false, MiB, 8, 1}, {false, MiB, 1, 1}, {true, 4 * KiB, 32, 1}, {true, 4 * KiB, 1, 1}, {true, 4 * KiB, 1, 1, 70}}},
+	// Flash: a sequential write at depth 1 (as a file copy writes) until
+	// the write cache's cliff, read back; then the small random I/O that
+	// a stick or card is slow at, at depth 1 and at 32 (UAS and NVMe
+	// bridges queue, USB mass storage does not).
+	{"flash", "USB sticks, SD cards, external SSDs: a write to the cliff, then small random I/O",
+	 {{false, MiB, 1, 1, -1, true}, {true, 4 * KiB, 1, 1}, {true, 4 * KiB, 32, 1}}},
 };
+
+// Whether a profile begins with a write to the cliff (--quick=flash).
+bool writes_to_cliff(const QuickProfile &p)
+{
+	return !p.tests.empty() && p.tests[0].to_cliff;
+}
 
 const QuickProfile *find_quick_profile(std::string_view name)
 {

@@ -1,6 +1,7 @@
 // quick: --quick[=PROFILE].  CrystalDiskMark's tests on one incompressible
 // test file, each written and then read --runs times for -t seconds,
-// reported as medians with their ranges (run_quick).
+// reported as medians with their ranges (run_quick); --quick=flash first
+// writes to the cliff (flash.h) and runs its rows on what that wrote.
 #pragma once
 
 #include "base.h"
@@ -16,6 +17,7 @@
 #include "run.h"
 #include "checks.h"
 #include "report.h"
+#include "flash.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -85,7 +87,7 @@ std::vector<QuickRow> quick_rows(const QuickProfile &p, bool uring, std::vector<
 	for (const QuickTest &asked : p.tests) {
 		QuickTest t = asked;
 		if (t.depth > 1 && !uring) {
-			t = {asked.random, asked.block_size, 1, asked.depth * asked.threads, asked.mix};
+			t = {asked.random, asked.block_size, 1, asked.depth * asked.threads, asked.mix, asked.to_cliff};
 			notes.push_back(format("io_uring is not available: %s runs as %s (%u threads at depth 1)",
 					       quick_name(asked).c_str(), quick_name(t).c_str(), t.threads));
 		}
@@ -107,7 +109,8 @@ struct QuickFile {
 					// for a file sdb made, what proves it is still that file
 	bool direct = true;
 	std::string buffered_why;	// why not O_DIRECT
-	std::uint64_t size = 0;
+	std::uint64_t size = 0;		// the rows' region (--quick=flash: the write to the cliff's, once it ran)
+	std::uint64_t cap = 0;		// --quick=flash: the most the write to the cliff writes
 	std::string why;		// how the size was chosen
 };
 
@@ -148,7 +151,13 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 			return e;
 		q.size = o.size ? o.size : std::min(4 * GiB, capacity / MiB * MiB);
 		q.why = o.size ? "set by -s" : "4 GiB, or the whole device if smaller";
-		if (q.size > capacity)
+		if (writes_to_cliff(*o.profile)) {
+			q.cap = q.size = flash_cap(capacity, o.size);
+			q.why = o.size ? "the write to the cliff stops at -s" :
+				format("the write to the cliff stops at the device's size or 32 GiB: %s", format_bytes(q.cap).c_str());
+			q.size = flash_region(q.cap);
+		}
+		if (std::max(q.size, q.cap) > capacity)
 			return runtime_error("%s: short device: %s", q.path.c_str(), format_bytes(capacity).c_str());
 		return check_quick_size(q, *o.profile);
 	}
@@ -156,7 +165,13 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 	if (statvfs(dir.c_str(), &vfs) != 0)
 		return sys_error(errno, "%s", dir.c_str());
 	std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-	if (o.size) {
+	if (writes_to_cliff(*o.profile)) {
+		q.cap = flash_cap(free_bytes / 17 * 16, o.size);
+		q.why = o.size ? "the write to the cliff stops at -s" :
+			format("the write to the cliff stops at 16/17 of the free space or 32 GiB: %s; %s free",
+			       format_bytes(q.cap).c_str(), format_bytes(free_bytes).c_str());
+		q.size = flash_region(q.cap);
+	} else if (o.size) {
 		q.size = o.size;
 		q.why = "set by -s";
 	} else {
@@ -166,12 +181,13 @@ Error choose_quick_file(const Options &o, QuickFile &q)
 		q.why = format("%s: at least 1 GiB, 4 GiB where 16 GiB are free, to outgrow drive caches; %s free",
 			       format_bytes(q.size).c_str(), format_bytes(free_bytes).c_str());
 	}
-	if (q.size > max_offset)
+	std::uint64_t largest = std::max(q.size, q.cap);
+	if (largest > max_offset)
 		return usage_error("--quick -s %s: larger than the largest possible file offset (8 EiB)",
-				   format_bytes(q.size).c_str());
-	if (vfs.f_blocks > 0 && q.size > free_bytes / 17 * 16)	// room to spare; ramfs counts no blocks
+				   format_bytes(largest).c_str());
+	if (vfs.f_blocks > 0 && largest > free_bytes / 17 * 16)	// room to spare; ramfs counts no blocks
 		return runtime_error("%s: %s free, the %s test file does not fit (use -s)", dir.c_str(),
-				     format_bytes(free_bytes).c_str(), format_bytes(q.size).c_str());
+				     format_bytes(free_bytes).c_str(), format_bytes(largest).c_str());
 	return check_quick_size(q, *o.profile);
 }
 
@@ -193,12 +209,20 @@ Options quick_options(const Options &o, const QuickFile &q, const QuickTest &t, 
 	r.random_buffer = true;
 	r.force = o.force;
 	r.json = o.json;
+	if (t.to_cliff && write) {	// once, up to the cap (or the cliff); O_SYNC where no O_DIRECT,
+		r.size = q.cap / MiB * MiB;	// or the page cache would fill before the drive's
+		r.time_limit = 0;
+		r.sync = !q.direct;
+	}
 	return r;
 }
 
-// The layout: one sequential pass of 1 MiB writes over the whole file.
+// The layout: one sequential pass of 1 MiB writes over the whole file
+// (--quick=flash: the write to the cliff, which lays out what it writes).
 Options layout_options(const Options &o, const QuickFile &q)
 {
+	if (writes_to_cliff(*o.profile))
+		return quick_options(o, q, o.profile->tests[0], true);
 	Options r = quick_options(o, q, {false, MiB, 1, 1}, true);
 	r.time_limit = 0;
 	return r;
@@ -214,6 +238,8 @@ bool io_uring_works()
 // whether a signal cut it short, and the error that ended it, if any.
 struct QuickOutcome {
 	QuickRun run;
+	std::uint64_t bytes = 0;		// what it moved
+	std::optional<Cliff> cliff;		// a sequential write's
 	std::vector<std::string> warnings;
 	bool interrupted = false;
 	Error error;
@@ -225,7 +251,7 @@ struct QuickOutcome {
 // for by the device's counters), kept for the rest, and measured again for
 // a run that would otherwise be said to be faster than it.
 QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter, const RunId &id,
-		       std::optional<MemoryRates> *ceiling)
+		       std::optional<MemoryRates> *ceiling, const Enough &enough = {})
 {
 	QuickOutcome out;
 	Plan plan;
@@ -241,8 +267,12 @@ QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter,
 	if (out.error || out.interrupted)
 		return out;
 	Execution ex;
+	ex.enough = enough;
 	execute(plan, id, buffers, waiter, ex);
 	out.interrupted = ex.result.interrupted;
+	out.bytes = ex.totals.bytes;
+	if (is_write(opt) && !opt.random)
+		out.cliff = find_cliff(ex.result.samples, std::min(ex.totals.together, ex.totals.io));
 	QuickRun &run = out.run;
 	for (auto &w : ex.shared.workers)
 		run.latency.merge(w->latency);
@@ -379,13 +409,24 @@ void print_quick_header(std::FILE *out, const Options &opt, const QuickFile &q, 
 		     quick_test_list(*opt.profile).c_str());
 	std::fprintf(out, "Test file: %s\n", q.why.c_str());
 	unsigned runs = quick_runs(opt);
-	std::fprintf(out, "About %.0f s: %zu rows x %u run%s x %g s, after laying out %s\n",
-		     rows * runs * (quick_seconds(opt) + 0.2), rows, runs, runs == 1 ? "" : "s", quick_seconds(opt),
-		     format_bytes(q.size).c_str());
+	if (writes_to_cliff(*opt.profile))
+		std::fprintf(out, "About %.0f s after the write to the cliff (at most %s): %zu rows x %u run%s x %g s\n",
+			     (rows - 1) * runs * (quick_seconds(opt) + 0.2), format_bytes(q.cap).c_str(), rows - 1, runs,
+			     runs == 1 ? "" : "s", quick_seconds(opt));
+	else
+		std::fprintf(out, "About %.0f s: %zu rows x %u run%s x %g s, after laying out %s\n",
+			     rows * runs * (quick_seconds(opt) + 0.2), rows, runs, runs == 1 ? "" : "s", quick_seconds(opt),
+			     format_bytes(q.size).c_str());
 	flush_output(out);
 }
 
-void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs)
+// The runs a row makes: --runs, but one for the write to the cliff.
+unsigned runs_of(const QuickRow &row, unsigned runs)
+{
+	return row.test.to_cliff && row.write ? 1 : runs;
+}
+
+void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs, const FlashWrite &flash)
 {
 	std::fprintf(out, "%-19s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
 		     "p99 latency", "Device");
@@ -397,8 +438,11 @@ void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsign
 			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
 			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
 			     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
-			     row.runs.size() < runs ? format("  [%zu of %u runs]", row.runs.size(), runs).c_str() : "");
+			     row.runs.size() < runs_of(row, runs) ?
+				     format("  [%zu of %u runs]", row.runs.size(), runs_of(row, runs)).c_str() : "");
 	}
+	if (flash.ran)
+		std::fprintf(out, "%s\n", flash_words(flash).c_str());
 	// CrystalDiskMark shows the best of its runs; a median hides one lucky
 	// (cached, idle-moment) run, and the range shows that it happened.
 	if (rows.empty())
@@ -406,7 +450,8 @@ void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsign
 	if (runs == 1)
 		std::fprintf(out, "One run per test (--runs 1): no median, no range\n");
 	else
-		std::fprintf(out, "Median of %u runs (slowest - fastest); CrystalDiskMark shows its fastest run\n", runs);
+		std::fprintf(out, "Median of %u runs (slowest - fastest)%s; CrystalDiskMark shows its fastest run\n", runs,
+			     flash.ran ? ", the write to the cliff once" : "");
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
@@ -441,7 +486,7 @@ std::string json_quick_row(const QuickRow &row, const char *profile)
 }
 
 void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, const std::vector<QuickRow> &rows,
-		      const std::vector<std::string> &warnings, bool interrupted, bool kept)
+		      const std::vector<std::string> &warnings, bool interrupted, bool kept, const FlashWrite &flash)
 {
 	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
 				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"runs\": %u, \"kept\": %s},\n \"suite\": [",
@@ -451,29 +496,48 @@ void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, co
 				 json_number(quick_seconds(opt)).c_str(), quick_runs(opt), json_bool(kept).c_str());
 	for (std::size_t r = 0; r < rows.size(); r++)
 		doc += (r ? ",\n  " : "\n  ") + json_quick_row(rows[r], opt.profile->name);
-	doc += "],\n \"warnings\": " + json_warnings(warnings);
+	doc += "],\n ";
+	if (writes_to_cliff(*opt.profile))
+		doc += json_flash(flash) + ",\n ";
+	doc += "\"warnings\": " + json_warnings(warnings);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
 	std::fputs(doc.c_str(), out);
 }
 
-// Run every row --runs times, in order, until the end, an error or a
-// signal; rows that finished no run are dropped.
-Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
-		     std::vector<std::string> &warnings, bool &interrupted)
+// The write to the cliff is over: the rows after it use what it wrote.
+Error after_cliff(const Options &opt, QuickFile &q, const QuickOutcome &o, FlashWrite &flash)
+{
+	flash = {true, q.cap, o.bytes, o.run.seconds, o.run.bytes_per_second, o.cliff};
+	q.size = flash_region(o.bytes);
+	if (Error e = check_quick_size(q, *opt.profile))
+		return runtime_error("%s: the write to the cliff wrote only %s, too little for the rows after it",
+				     q.path.c_str(), format_bytes(o.bytes).c_str());
+	return {};
+}
+
+// Run every row --runs times (the write to the cliff once), in order,
+// until the end, an error or a signal; rows that finished no run are
+// dropped.
+Error run_quick_rows(const Options &opt, QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
+		     std::vector<std::string> &warnings, bool &interrupted, FlashWrite &flash)
 {
 	Error error;
 	std::optional<MemoryRates> ceiling;
-	unsigned runs = quick_runs(opt);
 	for (QuickRow &row : rows) {
+		const bool to_cliff = row.test.to_cliff && row.write;
+		const unsigned runs = runs_of(row, quick_runs(opt));
 		for (unsigned i = 0; i < runs && !error && !interrupted; i++) {
-			RunId id{i, format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs)};	// each run its own random order
+			RunId id{i, to_cliff ? row.name + " to the cliff: " :	// each run its own random order
+				 format("%s, run %u of %u: ", row.name.c_str(), i + 1, runs)};
 			QuickOutcome o = quick_run(quick_options(opt, q, row.test, row.write), q.held ? &q.id : nullptr,
-						   waiter, id, &ceiling);
+						   waiter, id, &ceiling, to_cliff ? Enough(cliff_settled) : Enough());
 			for (const std::string &w : o.warnings)
 				if (std::find(warnings.begin(), warnings.end(), w) == warnings.end())
 					warnings.push_back(w);
 			error = o.error;
 			interrupted = o.interrupted;
+			if (!error && !interrupted && to_cliff)
+				error = after_cliff(opt, q, o, flash);
 			if (!error && !interrupted)	// a cut-short run would skew the median
 				row.runs.push_back(std::move(o.run));
 		}
@@ -537,14 +601,18 @@ int run_quick(const Options &opt, std::FILE *out)
 	if (!q.direct)
 		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
 				   "): buffered I/O, caches evicted before reads");
-	QuickOutcome laid = quick_run(layout_opt, q.held ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
-	error = laid.error;	// its warnings are the rows' to give
-	bool interrupted = laid.interrupted;
-	if (!error && !interrupted && !opt.json)
-		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
-			     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
+	bool interrupted = false;
+	if (!writes_to_cliff(*opt.profile)) {	// the write to the cliff lays out what it writes
+		QuickOutcome laid = quick_run(layout_opt, q.held ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
+		error = laid.error;	// its warnings are the rows' to give
+		interrupted = laid.interrupted;
+		if (!error && !interrupted && !opt.json)
+			std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
+				     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
+	}
+	FlashWrite flash;
 	if (!error && !interrupted)
-		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted);
+		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, flash);
 	else
 		rows.clear();
 
@@ -556,9 +624,9 @@ int run_quick(const Options &opt, std::FILE *out)
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
 	if (opt.json)
-		print_quick_json(out, opt, q, rows, warnings, interrupted, kept);
+		print_quick_json(out, opt, q, rows, warnings, interrupted, kept, flash);
 	else
-		print_quick_table(out, rows, quick_runs(opt));
+		print_quick_table(out, rows, quick_runs(opt), flash);
 	if (!opt.json && opt.keep && q.created)
 		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());
 	if (interrupted && !opt.json)

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -111,6 +112,9 @@ struct Sample {
 	double t;		// seconds since the start
 	std::uint64_t bytes;	// all threads together
 };
+
+// A question a run can stop at once answered (see supervise()).
+using Enough = std::function<bool(const std::vector<Sample> &)>;
 
 struct RunResult {
 	std::int64_t start_ns = 0;
@@ -425,7 +429,10 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 
 // Main thread while the workers run: the sampler, the progress line and the
 // signal handling all live here, so the workers only do I/O.
-void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waiter &waiter)
+// enough, when given, is asked once a second whether the samples so far
+// answer the run's question (the flash suite's write: its cliff found);
+// when they do, the run stops there as if its size were reached.
+void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waiter &waiter, const Enough &enough)
 {
 	unsigned n = s.gate.workers;
 	while (s.gate.ready.load() < n)
@@ -461,6 +468,8 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
 			continue;
 		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
+		if (enough && r.samples.size() % 10 == 0 && !g_stop.raised() && enough(r.samples))
+			g_stop.raise();
 		if (tty && now >= next_draw) {
 			draw_progress(plan, id.label, r.samples.back().bytes, r.samples.back().t);
 			drawn = true;
@@ -512,6 +521,7 @@ Error start_workers(Shared &s, const Plan &plan, const RunId &id, std::vector<st
 // One run of a plan (see execute()): workers prepare, the barrier opens,
 // the main thread supervises until the last worker is done.
 struct Execution {
+	Enough enough;			// set before execute(): what ends the run early (see supervise())
 	Shared shared;
 	RunResult result;
 	Totals totals;			// added up once, after the run
@@ -559,7 +569,7 @@ void execute(const Plan &plan, const RunId &id, std::vector<std::unique_ptr<Buff
 		ex.result.stat_files = ex.device.stats;
 	ex.result.watch = watch_for(plan, ex.device);
 	ex.error = start_workers(ex.shared, plan, id, buffers);
-	supervise(ex.shared, plan, id, ex.result, waiter);
+	supervise(ex.shared, plan, id, ex.result, waiter, ex.enough);
 	for (pthread_t th : ex.shared.threads)
 		pthread_join(th, nullptr);
 	for (auto &w : ex.shared.workers)

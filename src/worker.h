@@ -55,7 +55,9 @@ std::int64_t thread_cpu_ns()
 // (relaxed: a stop is seen at the next I/O).  It is raised by what ends a
 // run early, and nothing else: a signal or a closed stdout (Waiter), a
 // worker's error (fail()), a thread that could not start
-// (start_workers()), a failed --verify read-back (read_all_back()); and
+// (start_workers()), a failed --verify read-back (read_all_back()), a
+// run's question answered (supervise()'s enough: the flash suite's write
+// at its cliff); and
 // lowered in one place, where execute() begins a run.
 class StopFlag {
 public:
