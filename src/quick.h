@@ -497,8 +497,9 @@ Error remove_test_file(const QuickFile &q, std::vector<std::string> &warnings)
 	return {};
 }
 
-// Lay out, run the profile's rows, report, remove the file.
-int run_quick(const Options &opt, std::FILE *out)
+// Lay out, run the profile's rows, report, remove the file.  doc, for
+// --html: the JSON document, made with or without --json.
+int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	SignalScope scope;
 	if (Error e = scope.error()) {
@@ -555,9 +556,14 @@ int run_quick(const Options &opt, std::FILE *out)
 			error = e;
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
-	if (opt.json)
-		print_quick_json(out, opt, q, rows, warnings, interrupted, kept);
-	else
+	if (opt.json || doc) {
+		std::string text = printed([&](std::FILE *mem) { print_quick_json(mem, opt, q, rows, warnings, interrupted, kept); });
+		if (opt.json)
+			std::fputs(text.c_str(), out);
+		if (doc)
+			*doc = std::move(text);
+	}
+	if (!opt.json)
 		print_quick_table(out, rows, quick_runs(opt));
 	if (!opt.json && opt.keep && q.created)
 		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());

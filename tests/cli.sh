@@ -1767,13 +1767,13 @@ embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/scrip
 check "--html: the embedded document is the --json one of the same run" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
 lacks "--html: no external reference" "$(sed 's|xmlns="http://www.w3.org/2000/svg"||g' page.html)" "http"
 lacks "--html: no src or href" "$(cat page.html)" "src="
-check "--html: throughput, IOPS and latency drawn" 3 "$(grep -c '^<svg ' page.html)"
+check "--html: throughput, IOPS, percentiles over time and latency drawn" 4 "$(grep -c '^<svg ' page.html)"
 if command -v xmllint >/dev/null; then
 	bad_svg=0
 	while read -r n; do
 		awk -v n="$n" '/^<svg /{k++} k==n{print} /^<\/svg>/{if (k==n) exit}' page.html >one.svg
 		xmllint --noout one.svg 2>/dev/null || bad_svg=$((bad_svg + 1))
-	done < <(seq 1 3)
+	done < <(seq 1 4)
 	check "--html: each SVG parses as XML (xmllint)" 0 "$bad_svg"
 	rm -f one.svg
 else
@@ -1795,7 +1795,7 @@ mkdir -p adir
 run -r -f /dev/zero -s 64m --html adir
 check "--html into a directory: exit 1, the report still printed" "1 true" "$rc $([[ $out == *"Thread  0"* ]] && echo true)"
 contains "--html into a directory: says why" "$err" "sdb: --html adir: not a regular file"
-bad_input 2 "--html: draws a -w, -r or -M run" --quick -f adir --html page.html
+bad_input 2 "--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts or --compare" --explain -r -f adir --html page.html
 rm -rf adir page.html
 fi
 
