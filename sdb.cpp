@@ -145,6 +145,13 @@ int with_page(const Options &opt, int status, const std::string &doc)
 		early.push_back(std::move(w));
 	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
+	// On a terminal, what runs is said before it runs (-v and -T print
+	// more before that line, at the end).
+	if (!opt.json && !opt.verbose && !opt.timing && isatty(fileno(out))) {
+		std::fputs(run_header(plan).c_str(), out);
+		std::fflush(out);
+		report.header_shown = true;
+	}
 	Execution ex;
 	execute(plan, RunId{}, buffers, scope.waiter, ex);
 	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings

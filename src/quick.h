@@ -385,28 +385,42 @@ void print_quick_header(std::FILE *out, const Options &opt, const QuickFile &q, 
 	flush_output(out);
 }
 
-void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs)
+void print_quick_heading(std::FILE *out)
 {
 	std::fprintf(out, "%-19s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
 		     "p99 latency", "Device");
-	for (const QuickRow &row : rows) {
-		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
-		std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
-		std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
-		std::fprintf(out, "%-19s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.name.c_str(), b.median / MiB,
-			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
-			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
-			     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
-			     row.runs.size() < runs ? format("  [%zu of %u runs]", row.runs.size(), runs).c_str() : "");
-	}
-	// CrystalDiskMark shows the best of its runs; a median hides one lucky
-	// (cached, idle-moment) run, and the range shows that it happened.
-	if (rows.empty())
+}
+
+void print_quick_row(std::FILE *out, const QuickRow &row, unsigned runs)
+{
+	Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
+	std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
+	std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
+	std::fprintf(out, "%-19s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.name.c_str(), b.median / MiB,
+		     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
+		     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
+		     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
+		     row.runs.size() < runs ? format("  [%zu of %u runs]", row.runs.size(), runs).c_str() : "");
+}
+
+// CrystalDiskMark shows the best of its runs; a median hides one lucky
+// (cached, idle-moment) run, and the range shows that it happened.
+void print_quick_footer(std::FILE *out, std::size_t rows, unsigned runs)
+{
+	if (rows == 0)
 		return;
 	if (runs == 1)
 		std::fprintf(out, "One run per test (--runs 1): no median, no range\n");
 	else
 		std::fprintf(out, "Median of %u runs (slowest - fastest); CrystalDiskMark shows its fastest run\n", runs);
+}
+
+void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs)
+{
+	print_quick_heading(out);
+	for (const QuickRow &row : rows)
+		print_quick_row(out, row, runs);
+	print_quick_footer(out, rows.size(), runs);
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
@@ -457,9 +471,10 @@ void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, co
 }
 
 // Run every row --runs times, in order, until the end, an error or a
-// signal; rows that finished no run are dropped.
+// signal; rows that finished no run are dropped.  live (a terminal): where
+// each row is printed as it finishes.
 Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
-		     std::vector<std::string> &warnings, bool &interrupted)
+		     std::vector<std::string> &warnings, bool &interrupted, std::FILE *live)
 {
 	Error error;
 	std::optional<MemoryRates> ceiling;
@@ -479,6 +494,10 @@ Error run_quick_rows(const Options &opt, const QuickFile &q, Waiter &waiter, std
 		}
 		if (std::string shortfall = row_shortfall(row); !shortfall.empty())
 			warnings.push_back(shortfall);
+		if (live && !row.runs.empty()) {
+			print_quick_row(live, row, runs);
+			std::fflush(live);
+		}
 	}
 	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const QuickRow &r) { return r.runs.empty(); }), rows.end());
 	return error;
@@ -544,10 +563,15 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	if (!error && !interrupted && !opt.json)
 		std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
 			     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
-	if (!error && !interrupted)
-		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted);
-	else
+	// On a terminal each row shows as it finishes; else the table at the end.
+	std::FILE *live = !opt.json && isatty(fileno(out)) ? out : nullptr;
+	if (!error && !interrupted) {
+		if (live)
+			print_quick_heading(live);
+		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, live);
+	} else {
 		rows.clear();
+	}
 
 	bool kept = opt.keep || !q.created;
 	g_cleanup = {};
@@ -563,7 +587,9 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		if (doc)
 			*doc = std::move(text);
 	}
-	if (!opt.json)
+	if (live)
+		print_quick_footer(out, rows.size(), quick_runs(opt));
+	else if (!opt.json)
 		print_quick_table(out, rows, quick_runs(opt));
 	if (!opt.json && opt.keep && q.created)
 		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());

@@ -163,7 +163,9 @@ struct Report {
 	double fill_seconds = -1;	// -R, for the header
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
+	bool header_shown = false;	// run_header() went to the terminal before the run
 };
+
 
 // CPU time of the whole process (all threads) during the run.
 struct CpuTime {
@@ -480,6 +482,12 @@ std::string data_content(const Options &o)
 		return is_write(o) ? ", --verify pattern made per I/O (timed)" : ", each 4 KiB checked as read (timed)";
 	return !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
 }
+// The report's first line: what ran, on what.
+std::string run_header(const Plan &p)
+{
+	return format("sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(p.opt).c_str(),
+		      printable(p.opt.file).c_str());
+}
 
 void print_verify(std::FILE *out, const Report &r)
 {
@@ -552,8 +560,8 @@ void print_human(std::FILE *out, const Report &r)
 		print_environment(out, r);
 	if (r.memory && o.timing)
 		print_memory(out, *r.memory);
-	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(o).c_str(),
-		     printable(o.file).c_str());
+	if (!r.header_shown)
+		std::fputs(run_header(p).c_str(), out);
 	if (r.fill_seconds >= 0) {
 		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
 		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),

@@ -201,7 +201,8 @@ bool progress_terminal(const Options &o)
 	return !o.json && isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
 }
 
-// The live status line: only where progress_terminal().
+// The live status line: only where progress_terminal().  Random I/O
+// shows its IOPS too, the figure such a run is read by.
 void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
@@ -210,8 +211,9 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 		eta = std::max(0.0, plan.opt.time_limit - elapsed);
 	else
 		eta = bps > 0 ? static_cast<double>(planned_bytes(plan) - std::min(bytes, planned_bytes(plan))) / bps : 0;
-	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
-		     format_rate(bps).c_str(), elapsed, eta);
+	std::string iops = plan.opt.random && plan.block_size ? format("  %.0f IOPS", bps / static_cast<double>(plan.block_size)) : "";
+	std::fprintf(stderr, "\r%s%s  %s%s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
+		     format_rate(bps).c_str(), iops.c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
 
