@@ -18,7 +18,7 @@
 #include "src/json.h"	// the JSON writer's pieces and a small JSON reader
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
-#include "src/stats.h"	// Permutation, Histogram, MixChooser, splitmix64
+#include "src/stats.h"	// Permutation, Histogram, LiveHistogram, MixChooser, splitmix64
 #include "src/pattern.h"	// the --verify unit: header, body, classify_unit
 #include "src/guard.h"	// what sdb may touch: kernel file systems, other users of a file, locks
 #include "src/plan.h"	// targets, sizes, alignment, safety: make_plan()

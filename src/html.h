@@ -7,7 +7,7 @@
 // time, the latency distribution, and a sweep's response curve where the
 // document has one; a suite's: a bar per test; a merge's: a bar per host;
 // a comparison's: old against new, and each change with its interval.
-// Offers write_html() to run() and the modes.
+// Offers write_html() to sdb.cpp, for a run and for each mode's document.
 #pragma once
 
 #include "base.h"
@@ -119,6 +119,11 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 {
 	const Json *options = doc.find("options", Json::Type::object);
 	const Json *total = doc.find("total", Json::Type::object);
+	if ((!options || !total) && doc.find("sweep", Json::Type::array)) {	// a sweep's steps alone
+		page = page_head("sdb " + doc.str("version") + ": latency against load") + html_warnings(doc) + svg_sweep(doc) +
+		       page_end(doc_text);
+		return {};
+	}
 	if (!options || !total)
 		return runtime_error("--html: the document has no options or total");
 	std::string what = format("%s %s, %s blocks, %.0f thread%s", options->str("op").c_str(), options->str("mode").c_str(),

@@ -44,6 +44,9 @@ TEST_CASE("a sweep's response curve: three percentiles against the IOPS achieved
 	std::string plain = page_of(no_knee);
 	CHECK(plain.find("Latency against load") != std::string::npos);
 	CHECK(plain.find("knee:") == std::string::npos);
+	std::string alone = R"({"version": "0.1.0", "sweep": [{"offered": 1, "achieved": 1, "p50_ns": 1000, "p99_ns": 2000,
+		"p999_ns": 3000}, {"offered": 2, "achieved": 2, "p50_ns": 1000, "p99_ns": 2000, "p999_ns": 3000}], "knee": null})";
+	CHECK(count_of(page_of(alone), "class=\"p99 dot\"") == 2);	// no options or total: the curve alone
 }
 
 TEST_CASE("a quick suite's page: a bar per test in each chart, writes apart, the document embedded")
