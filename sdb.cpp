@@ -19,7 +19,7 @@
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
 #include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
-#include "src/stats.h"	// Permutation, Histogram, MixChooser, splitmix64
+#include "src/stats.h"	// Permutation, Histogram, LiveHistogram, MixChooser, splitmix64
 #include "src/pattern.h"	// the --verify unit: header, body, classify_unit
 #include "src/guard.h"	// what sdb may touch: kernel file systems, other users of a file, locks
 #include "src/plan.h"	// targets, sizes, alignment, safety: make_plan()
@@ -42,7 +42,8 @@
 #include "src/merge.h"	// --merge: saved documents merged into one report
 #include "src/compare.h"	// --compare: two results, test by test, with 95% intervals
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
-#include "src/html.h"	// --html: a run's page, its charts drawn as inline SVG
+#include "src/charts.h"	// the SVG primitives: lines, a latency histogram, bars with whiskers
+#include "src/html.h"	// --html: the page of a run, a suite, a merge or a comparison
 #include "src/sweep.h"	// --sweep: latency against load, the maximum, ten steps, the knee
 
 #include <cerrno>
@@ -79,6 +80,19 @@ Error html_report(const std::string &path, const Report &report)
 	return write_html(path, printed([&](std::FILE *mem) { print_json(mem, report); }));
 }
 
+// A mode's page (--html FILE), drawn from the JSON document the mode made
+// (none: it made no report); the mode's status, or the page's error.
+int with_page(const Options &opt, int status, const std::string &doc)
+{
+	if (opt.html.empty() || doc.empty())
+		return status;
+	if (Error e = write_html(opt.html, doc)) {
+		print_error(e);
+		return status ? status : e.status;
+	}
+	return status;
+}
+
 // The program proper; returns the exit status.  Order: plan (every check
 // that needs no file to be touched), buffers, workers (prepare, barrier,
 // timed loop), then the report.
@@ -86,12 +100,14 @@ Error html_report(const std::string &path, const Report &report)
 {
 	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	raise_fd_limit();
+	std::string doc;	// --html's: the mode's JSON document
+	std::string *page = opt.html.empty() ? nullptr : &doc;
 	if (opt.merge)
-		return run_merge(opt, out);
+		return with_page(opt, run_merge(opt, out, page), doc);
 	if (opt.compare)
-		return run_compare(opt, out);
+		return with_page(opt, run_compare(opt, out, page), doc);
 	if (!opt.hosts.empty())
-		return run_hosts(opt, out);
+		return with_page(opt, run_hosts(opt, out, page), doc);
 	if (opt.probe)
 		return run_probe(opt, out);
 	if (opt.sweep)
@@ -99,7 +115,7 @@ Error html_report(const std::string &path, const Report &report)
 	if (opt.explain)
 		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)
-		return run_quick(opt, out);
+		return with_page(opt, run_quick(opt, out, page), doc);
 	if (opt.op == Options::Op::none)
 		return run_memory_only(opt, out);
 	SignalScope scope;
@@ -134,6 +150,13 @@ Error html_report(const std::string &path, const Report &report)
 		early.push_back(std::move(w));
 	early.insert(early.end(), report.warnings.begin(), report.warnings.end());	// -T's
 	emit_warnings(early);
+	// On a terminal, what runs is said before it runs (-v and -T print
+	// more before that line, at the end).
+	if (!opt.json && !opt.verbose && !opt.timing && isatty(fileno(out))) {
+		std::fputs(run_header(plan).c_str(), out);
+		std::fflush(out);
+		report.header_shown = true;
+	}
 	Execution ex;
 	execute(plan, RunId{}, buffers, scope.waiter, ex);
 	if (ex.result.start_late_ns > 1000000000) {	// told at once, kept with the early warnings

@@ -310,8 +310,9 @@ void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std:
 	std::fputs(doc.c_str(), out);
 }
 
-// sdb --compare OLD NEW [--json].
-int run_compare(const Options &opt, std::FILE *out)
+// sdb --compare OLD NEW [--json] [--html FILE].  doc, for --html: the
+// comparison's document, made with or without --json.
+int run_compare(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	Compared a, b;
 	Error e = load_compared(opt.compare_files[0], a);
@@ -329,6 +330,8 @@ int run_compare(const Options &opt, std::FILE *out)
 		return exit_runtime;
 	}
 	emit_warnings(warnings);
+	if (doc)
+		*doc = printed([&](std::FILE *mem) { print_compare_json(mem, rows, warnings); });
 	opt.json ? print_compare_json(out, rows, warnings) : print_compare_human(out, a, b, rows);
 	return exit_ok;
 }

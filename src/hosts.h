@@ -36,7 +36,8 @@ namespace {
 
 // The remote command for one host: SDB_REMOTE (default "sdb", given to the
 // remote shell as is), then this run's options, each quoted, with -f the
-// host's PATH, --json, and the common --start-at unless one was given.
+// host's PATH, --json, and the common --start-at unless one was given
+// (--html is this side's: the page of the merged results).
 std::string remote_command(const Options &opt, const HostSpec &h, double start_at)
 {
 	const char *remote = std::getenv("SDB_REMOTE");
@@ -47,7 +48,8 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		std::string name = g.substr(0, g.find('='));
 		if (name == "--file" && g.size() > 7)
 			file = g.substr(7);
-		if (name == "--hosts" || name == "--file" || name == "--json" || name == "--fanout" || name == "--host-timeout")
+		if (name == "--hosts" || name == "--file" || name == "--json" || name == "--fanout" || name == "--host-timeout" ||
+		    name == "--html")
 			continue;
 		if (name == "--start-at") {	// +SEC from here (parse_start_at made it absolute), not from each host's now
 			start_given = true;
@@ -450,8 +452,8 @@ void take_result(Remote &r, bool interrupted, std::vector<HostRun> &runs, std::v
 // sdb --hosts HOST[:PATH],... plus a run's options: the run on every host
 // at once over ssh (in waves of --fanout), then merged as --merge merges.
 // Ctrl-C or a host that times out stops the runs, which report what they
-// have; what came back is merged.
-int run_hosts(const Options &opt, std::FILE *out)
+// have; what came back is merged.  doc, for --html: the merged document.
+int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	SignalScope scope;
 	if (Error e = scope.error()) {
@@ -480,7 +482,7 @@ int run_hosts(const Options &opt, std::FILE *out)
 		}
 		take_result(r, received != 0, runs, failed, errors);
 	}
-	report_merged(out, runs, failed, errors, opt.json, false, received != 0);
+	report_merged(out, runs, failed, errors, opt.json, false, received != 0, doc);
 	if (received)
 		return 128 + received;
 	return errors.empty() ? exit_ok : exit_runtime;

@@ -1,15 +1,20 @@
-// html: --html FILE.  One self-contained page drawn from a run's --json
-// document: the figures and the verdict in words, the throughput and
-// IOPS over time and the latency distribution as inline SVG (drawn here,
-// no script, no network, no external reference), and the document itself
-// embedded as <script type="application/json" id="sdb-result">.  Offers
-// write_html() to run().
+// html: --html FILE.  One self-contained page drawn from the --json
+// document of a run, a quick suite, a merge (--merge, --hosts) or a
+// comparison: the figures and the verdict in words, the charts as inline
+// SVG (charts.h: no script, no network, no external reference), and the
+// document itself embedded as <script type="application/json"
+// id="sdb-result">.  A run's page: throughput, IOPS and percentiles over
+// time, the latency distribution, and a sweep's response curve where the
+// document has one; a suite's: a bar per test; a merge's: a bar per host;
+// a comparison's: old against new, and each change with its interval.
+// Offers write_html() to sdb.cpp, for a run and for each mode's document.
 #pragma once
 
 #include "base.h"
 #include "json.h"
 #include "stats.h"
 #include "load.h"
+#include "charts.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -26,125 +31,87 @@
 
 namespace {
 
-// Text for HTML: & < > " escaped, and bytes that are not UTF-8 shown as
-// printable() shows them.
-std::string html_text(std::string_view s)
+// The page's head (its title, the style every chart uses) and its end
+// (the document embedded: "</" would end the script element, and JSON
+// lets it be "<\/").
+std::string page_head(const std::string &title)
 {
-	std::string out;
-	for (char c : printable(s)) {
-		switch (c) {
-		case '&': out += "&amp;"; break;
-		case '<': out += "&lt;"; break;
-		case '>': out += "&gt;"; break;
-		case '"': out += "&quot;"; break;
-		default: out += c;
-		}
-	}
-	return out;
+	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_text(title) +
+	       "</title>\n<style>\n"
+	       "body{font:14px/1.4 sans-serif;margin:24px;max-width:720px;color:#222}h1{font-size:18px}\n"
+	       "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-align:left}\n"
+	       ".grid{stroke:#ddd}.axis{stroke:#444}.line{fill:none;stroke:#1f6fb4;stroke-width:2}.bar{fill:#1f6fb4}\n"
+	       ".p99{stroke:#c0392b}.p999{stroke:#7d3c98}.dot{stroke:none;fill:#1f6fb4}.dot.p99{fill:#c0392b}.dot.p999{fill:#7d3c98}\n"
+	       ".legend{font-size:11px;fill:#1f6fb4}.legend.p99{fill:#c0392b}.legend.p999{fill:#7d3c98}\n"
+	       ".hbar{fill:#1f6fb4}.hbar.write{fill:#e67e22}.hbar.old{fill:#aaa}.hbar.slow{fill:#c0392b}.hbar.same{fill:#bbb}\n"
+	       ".whisker{stroke:#222;fill:none}\n"
+	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px}\n"
+	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}\n"
+	       "@media print{body{margin:0}svg{page-break-inside:avoid}}\n</style>\n</head>\n<body>\n<h1>" +
+	       html_text(title) + "</h1>\n";
 }
 
-// 1, 2 or 5 times a power of ten: a tick step giving about `ticks` ticks
-// over [0, top].
-double nice_step(double top, int ticks)
+std::string page_end(const std::string &doc_text)
 {
-	double raw = top / ticks, p = std::pow(10.0, std::floor(std::log10(raw)));
-	for (double m : {1.0, 2.0, 5.0, 10.0})
-		if (m * p >= raw)
-			return m * p;
-	return 10 * p;
+	std::string embedded;
+	for (std::size_t i = 0; i < doc_text.size(); i++) {
+		embedded += doc_text[i];
+		if (doc_text[i] == '<' && i + 1 < doc_text.size() && doc_text[i + 1] == '/')
+			embedded += '\\';
+	}
+	return "<script type=\"application/json\" id=\"sdb-result\">\n" + embedded + "</script>\n</body>\n</html>\n";
 }
 
-// A line chart of (x, y) points in a w x h box, with axes, ticks and their
-// labels; y_label formats a y value.
-template <typename Label>
-std::string svg_line_chart(const std::string &title, const std::vector<std::pair<double, double>> &points,
-			   const char *x_unit, Label y_label)
+// The document's warnings as a list; empty without any.
+std::string html_warnings(const Json &doc)
 {
-	const int w = 640, h = 240, left = 80, right = 16, top = 28, bottom = 36;
-	double x_max = 0, y_max = 0;
-	for (auto [x, y] : points) {
-		x_max = std::max(x_max, x);
-		y_max = std::max(y_max, y);
-	}
-	if (!(x_max > 0))
-		x_max = 1;
-	double y_step = nice_step(y_max > 0 ? y_max : 1, 4);
-	y_max = std::ceil((y_max > 0 ? y_max : 1) / y_step) * y_step;
-	double x_step = nice_step(x_max, 6);
-	auto px = [&](double x) { return left + x / x_max * (w - left - right); };
-	auto py = [&](double y) { return top + (1 - y / y_max) * (h - top - bottom); };
-	std::string s = format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-			       "role=\"img\" aria-label=\"%s\">\n<text x=\"%d\" y=\"18\" class=\"title\">%s</text>\n",
-			       w, h, w, h, html_text(title).c_str(), left, html_text(title).c_str());
-	for (double y = 0; y <= y_max * 1.0001; y += y_step)
-		s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-			    "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
-			    left, w - right, py(y), py(y), left - 6, py(y) + 4, html_text(y_label(y)).c_str());
-	for (double x = 0; x <= x_max * 1.0001; x += x_step)
-		s += format("<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%g</text>\n", px(x), h - bottom + 16, x);
-	s += format("<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"end\">%s</text>\n", w - right, h - 4, x_unit);
-	s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>"
-		    "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\" class=\"axis\"/>\n",
-		    left, w - right, py(0), py(0), left, left, top, py(0));
-	std::string path;
-	double prev_x = 0;
-	for (auto [x, y] : points) {	// a step each: the rate held over the interval that ends at x
-		path += format("%s%.1f,%.1f L%.1f,%.1f ", path.empty() ? "M" : "L", px(prev_x), py(y), px(x), py(y));
-		prev_x = x;
-	}
-	if (!path.empty())
-		s += "<path d=\"" + path + "\" class=\"line\"/>\n";
-	return s + "</svg>\n";
+	std::string items;
+	if (const Json *w = doc.find("warnings", Json::Type::array))
+		for (const Json &x : w->items)
+			items += "<li>" + html_text(x.text) + "</li>\n";
+	return items.empty() ? "" : "<p>Warnings:</p>\n<ul>\n" + items + "</ul>\n";
 }
 
-// The latency distribution: a bar per histogram bucket group on a log
-// axis of nanoseconds, with p50, p99, p99.9 and max marked.
-std::string svg_latency(const Histogram &hist)
+// A Device verdict object in words.
+std::string verdict_words(const Json &d)
 {
-	const int w = 640, h = 240, left = 60, right = 16, top = 28, bottom = 36;
-	if (hist.count() == 0)
+	const Json *reason = d.find("reason", Json::Type::string);
+	return d.flag("verified") ? format("Device %s: %.0f%% of the bytes claimed reached it, busy %.0f%%; limited by %s.",
+					   d.str("name").c_str(), d.num("delivered") * 100, d.num("busy") * 100, d.str("limit").c_str())
+				  : format("Device: not verified: %s; limit %s.", reason ? reason->text.c_str() : "unknown",
+					   d.str("limit").c_str());
+}
+
+std::string mib_label(double y) { return format("%g MiB/s", y); }
+std::string count_label(double y) { return format("%.0f", y); }
+std::string axis_label(double y) { return std::fabs(y) >= 1e5 ? format("%.0f", y) : format("%g", y); }
+std::string ns_label(double y) { return format_ns(static_cast<std::uint64_t>(std::llround(y))); }
+std::string percent_label(double y) { return format("%+.0f%%", y); }
+
+// A sweep's response curve: p50, p99 and p99.9 on a log axis against the
+// IOPS each step achieved, the knee marked; empty without a sweep.
+std::string svg_sweep(const Json &doc)
+{
+	const Json *sweep = doc.find("sweep", Json::Type::array);
+	if (!sweep || sweep->items.empty())
 		return "";
-	double lo = std::floor(std::log10(std::max<std::uint64_t>(hist.min(), 1)));
-	double hi = std::ceil(std::log10(std::max<std::uint64_t>(hist.max(), 10) + 1.0));
-	if (hi <= lo)
-		hi = lo + 1;
-	auto px = [&](double ns) { return left + (std::log10(std::max(ns, 1.0)) - lo) / (hi - lo) * (w - left - right); };
-	const int bins = 120;	// equal widths on the log axis
-	std::vector<double> count(bins, 0);
-	for (unsigned i = 0; i < Histogram::buckets; i++)
-		if (std::uint64_t n = hist.at(i)) {
-			double x = (std::log10(std::max<double>(static_cast<double>(Histogram::midpoint(i)), 1)) - lo) / (hi - lo);
-			count[std::clamp(static_cast<int>(x * bins), 0, bins - 1)] += static_cast<double>(n);
-		}
-	double most = *std::max_element(count.begin(), count.end());
-	std::string s = format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-			       "role=\"img\" aria-label=\"latency distribution\">\n"
-			       "<text x=\"%d\" y=\"18\" class=\"title\">Latency distribution (%" PRIu64 " I/Os, log scale)</text>\n",
-			       w, h, w, h, left, hist.count());
-	double bar = static_cast<double>(w - left - right) / bins;
-	for (int b = 0; b < bins; b++)
-		if (count[b] > 0) {
-			double height = count[b] / most * (h - top - bottom);
-			s += format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"bar\"/>\n", left + b * bar,
-				    h - bottom - height, std::max(bar - 0.5, 0.5), height);
-		}
-	for (double d = lo; d <= hi; d++)
-		s += format("<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"%s\">%s</text>\n", px(std::pow(10.0, d)),
-			    h - bottom + 16, d + 1 > hi ? "end" : d == lo ? "start" : "middle",
-			    html_text(format_ns(static_cast<std::uint64_t>(std::pow(10.0, d)))).c_str());
-	s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"axis\"/>\n", left, w - right, h - bottom, h - bottom);
-	const std::pair<const char *, std::uint64_t> marks[] = {{"p50", hist.percentile(0.5)}, {"p99", hist.percentile(0.99)},
-								{"p99.9", hist.percentile(0.999)}, {"max", hist.max()}};
-	int row = 0;
-	for (auto [name, ns] : marks) {
-		double x = px(static_cast<double>(ns));
-		bool near_end = x > w - right - 90;	// the label on the line's left, inside the box
-		s += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"mark\"/>"
-			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\" text-anchor=\"%s\">%s %s</text>\n",
-			    x, x, top, h - bottom, near_end ? x - 3 : x + 3, top + 12 + 12 * row++, near_end ? "end" : "start",
-			    name, html_text(format_ns(ns)).c_str());
+	std::vector<Series> lines = {{"p50", "p50", {}}, {"p99", "p99", {}}, {"p99.9", "p999", {}}};
+	for (const Json &step : sweep->items) {
+		double iops = step.num("achieved");
+		lines[0].points.push_back({iops, step.num("p50_ns")});
+		lines[1].points.push_back({iops, step.num("p99_ns")});
+		lines[2].points.push_back({iops, step.num("p999_ns")});
 	}
-	return s + "</svg>\n";
+	LineStyle style;
+	style.x_unit = "IOPS achieved";
+	style.steps = false;
+	style.log_y = true;
+	if (const Json *knee = doc.find("knee", Json::Type::object)) {
+		style.mark_x = knee->num("iops");
+		style.mark_label = format("knee: %.0f IOPS, p99 %s", knee->num("iops"),
+					  format_ns(static_cast<std::uint64_t>(knee->num("p99_ns"))).c_str());
+	}
+	return svg_lines("Latency against load (log scale)", lines, style, ns_label);
 }
 
 // The page for one run's document; doc_text: the document as printed.
@@ -152,19 +119,28 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 {
 	const Json *options = doc.find("options", Json::Type::object);
 	const Json *total = doc.find("total", Json::Type::object);
+	if ((!options || !total) && doc.find("sweep", Json::Type::array)) {	// a sweep's steps alone
+		page = page_head("sdb " + doc.str("version") + ": latency against load") + html_warnings(doc) + svg_sweep(doc) +
+		       page_end(doc_text);
+		return {};
+	}
 	if (!options || !total)
 		return runtime_error("--html: the document has no options or total");
 	std::string what = format("%s %s, %s blocks, %.0f thread%s", options->str("op").c_str(), options->str("mode").c_str(),
 				  format_bytes(json_whole(options->num("block_size"))).c_str(), options->num("threads"),
 				  options->num("threads") == 1 ? "" : "s");
 	std::string title = "sdb " + doc.str("version") + ": " + what + ": " + options->str("file");
-	std::vector<std::pair<double, double>> rate, iops;
+	Series rate{"MiB/s", "", {}}, iops{"IOPS", "", {}}, p50{"p50", "p50", {}}, p99{"p99", "p99", {}};
 	double block = options->num("block_size");
 	if (const Json *timeline = doc.find("timeline", Json::Type::array))
 		for (const Json &p : timeline->items) {
-			rate.push_back({p.num("t"), p.num("bytes_per_second") / MiB});
+			rate.points.push_back({p.num("t"), p.num("bytes_per_second") / MiB});
 			if (block > 0)
-				iops.push_back({p.num("t"), p.num("bytes_per_second") / block});
+				iops.points.push_back({p.num("t"), p.num("bytes_per_second") / block});
+			if (p.find("p50_ns", Json::Type::number)) {
+				p50.points.push_back({p.num("t"), p.num("p50_ns")});
+				p99.points.push_back({p.num("t"), p.num("p99_ns")});
+			}
 		}
 	Histogram hist;
 	if (const Json *threads = doc.find("threads", Json::Type::array))
@@ -172,34 +148,7 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 			if (const Json *buckets = t.find("histogram", Json::Type::array))
 				if (Error e = histogram_of(*buckets, "--html", "threads[].histogram", hist))
 					return e;
-	std::string verdict;
-	if (const Json *d = doc.find("device", Json::Type::object)) {
-		const Json *reason = d->find("reason", Json::Type::string);
-		verdict = d->flag("verified")
-				  ? format("Device %s: %.0f%% of the bytes claimed reached it, busy %.0f%%; limited by %s.",
-					   d->str("name").c_str(), d->num("delivered") * 100, d->num("busy") * 100, d->str("limit").c_str())
-				  : format("Device: not verified: %s; limit %s.", reason ? reason->text.c_str() : "unknown",
-					   d->str("limit").c_str());
-	}
-	std::string warnings;
-	if (const Json *w = doc.find("warnings", Json::Type::array))
-		for (const Json &x : w->items)
-			warnings += "<li>" + html_text(x.text) + "</li>\n";
-	std::string embedded;	// "</" would end the script element: JSON lets it be "<\/"
-	for (std::size_t i = 0; i < doc_text.size(); i++) {
-		embedded += doc_text[i];
-		if (doc_text[i] == '<' && i + 1 < doc_text.size() && doc_text[i + 1] == '/')
-			embedded += '\\';
-	}
-	page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_text(title) +
-	       "</title>\n<style>\n"
-	       "body{font:14px/1.4 sans-serif;margin:24px;max-width:720px;color:#222}h1{font-size:18px}\n"
-	       "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-align:left}\n"
-	       ".grid{stroke:#ddd}.axis{stroke:#444}.line{fill:none;stroke:#1f6fb4;stroke-width:2}.bar{fill:#1f6fb4}\n"
-	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px}\n"
-	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}\n"
-	       "@media print{body{margin:0}svg{page-break-inside:avoid}}\n</style>\n</head>\n<body>\n<h1>" +
-	       html_text(title) + "</h1>\n";
+	page = page_head(title);
 	page += format("<table><tr><th>Total</th><td>%s</td><td>%.2f IOPS</td><td>%s in %.3f s</td></tr></table>\n",
 		       html_text(format_rate(total->num("bytes_per_second"))).c_str(), total->num("iops"),
 		       html_text(format_bytes(json_whole(total->num("bytes")))).c_str(), total->num("seconds"));
@@ -208,19 +157,200 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 			       html_text(format_ns(hist.min())).c_str(), html_text(format_ns(hist.percentile(0.5))).c_str(),
 			       html_text(format_ns(hist.percentile(0.99))).c_str(),
 			       html_text(format_ns(hist.percentile(0.999))).c_str(), html_text(format_ns(hist.max())).c_str());
-	if (!verdict.empty())
-		page += "<p>" + html_text(verdict) + "</p>\n";
-	if (!warnings.empty())
-		page += "<p>Warnings:</p>\n<ul>\n" + warnings + "</ul>\n";
-	if (rate.size() >= 2) {
-		page += svg_line_chart("Throughput over time", rate, "s", [](double y) { return format("%g MiB/s", y); });
-		page += svg_line_chart("IOPS over time", iops, "s", [](double y) { return format("%.0f", y); });
+	if (const Json *d = doc.find("device", Json::Type::object))
+		page += "<p>" + html_text(verdict_words(*d)) + "</p>\n";
+	page += html_warnings(doc);
+	if (rate.points.size() >= 2) {
+		page += svg_lines("Throughput over time", {rate}, LineStyle{}, mib_label);
+		page += svg_lines("IOPS over time", {iops}, LineStyle{}, count_label);
+		if (p50.points.size() >= 2) {
+			LineStyle log;
+			log.log_y = true;
+			page += svg_lines("Percentiles over time (log scale)", {p50, p99}, log, ns_label);
+		}
 	} else {
 		page += "<p>The run was too short for a timeline.</p>\n";
 	}
 	page += svg_latency(hist);
-	page += "<script type=\"application/json\" id=\"sdb-result\">\n" + embedded + "</script>\n</body>\n</html>\n";
+	page += svg_sweep(doc);
+	page += page_end(doc_text);
 	return {};
+}
+
+// A figure of a suite entry's median, min and max: as a bar with the
+// runs' range as its whisker.
+Bar suite_bar(const Json &test, const char *key, double scale)
+{
+	Bar b;
+	b.label = test.str("name");
+	const Json *med = test.find("median", Json::Type::object), *lo = test.find("min", Json::Type::object),
+		   *hi = test.find("max", Json::Type::object);
+	b.value = med ? med->num(key) / scale : 0;
+	if (lo && hi) {
+		b.low = lo->num(key) / scale;
+		b.high = hi->num(key) / scale;
+	}
+	b.css = test.str("op") == "write" ? "write" : "bar";
+	return b;
+}
+
+// The quick suite's page: CrystalDiskMark's grid as two charts, MiB/s and
+// IOPS, a bar per test (reads blue, writes orange) with the runs' range.
+Error quick_page(const Json &doc, const std::string &doc_text, std::string &page)
+{
+	const Json *suite = doc.find("suite", Json::Type::array);
+	const Json *quick = doc.find("quick", Json::Type::object);
+	std::string title = "sdb " + doc.str("version") + " quick suite" +
+			    (quick ? " (" + quick->str("profile") + "): " + quick->str("file") : std::string());
+	page = page_head(title);
+	std::vector<Bar> rates, iops;
+	std::string rows;
+	for (const Json &t : suite->items) {
+		rates.push_back(suite_bar(t, "bytes_per_second", MiB));
+		iops.push_back(suite_bar(t, "iops", 1));
+		rates.back().note = format_rate(rates.back().value * MiB);
+		iops.back().note = format("%.0f IOPS", iops.back().value);
+		const Json *med = t.find("median", Json::Type::object);
+		rows += format("<tr><th>%s</th><td>%s</td><td>%.0f IOPS</td><td>%s</td></tr>\n", html_text(t.str("name")).c_str(),
+			       html_text(rates.back().note).c_str(), iops.back().value,
+			       med && med->num("p99_ns") > 0 ? html_text("p99 " + ns_label(med->num("p99_ns"))).c_str() : "");
+	}
+	if (!rows.empty())
+		page += "<table>\n<tr><th>test (median of the runs)</th><th>rate</th><th>IOPS</th><th>latency</th></tr>\n" + rows +
+			"</table>\n";
+	page += html_warnings(doc);
+	page += svg_bars("MiB/s (median, the runs' range)", rates, axis_label);
+	page += svg_bars("IOPS (median, the runs' range)", iops, count_label);
+	page += page_end(doc_text);
+	return {};
+}
+
+// A merge's page (--merge, --hosts): a bar per host for its rate and its
+// p99, stragglers in red, the merged Total in words, the merged latency
+// distribution.
+Error fleet_page(const Json &doc, const std::string &doc_text, std::string &page)
+{
+	const Json *hosts = doc.find("hosts", Json::Type::array);
+	const Json *total = doc.find("total", Json::Type::object);
+	std::vector<std::string> stragglers;
+	if (const Json *fleet = doc.find("fleet", Json::Type::object))
+		if (const Json *s = fleet->find("stragglers", Json::Type::array))
+			for (const Json &x : s->items)
+				stragglers.push_back(x.text);
+	page = page_head(format("sdb %s: %zu hosts merged", doc.str("version").c_str(), hosts->items.size()));
+	if (total)
+		page += format("<table><tr><th>Total (%.0f hosts)</th><td>%s</td><td>%.2f IOPS</td><td>%s in %.3f s</td></tr></table>\n",
+			       total->num("hosts"), html_text(format_rate(total->num("bytes_per_second"))).c_str(),
+			       total->num("iops"), html_text(format_bytes(json_whole(total->num("bytes")))).c_str(),
+			       total->num("seconds"));
+	std::vector<Bar> rates, p99s;
+	std::string failed;
+	for (const Json &h : hosts->items) {
+		const Json *t = h.find("total", Json::Type::object);
+		if (!t) {
+			failed += "<li>" + html_text(h.str("host") + ": " + h.str("error")) + "</li>\n";
+			continue;
+		}
+		bool slow = std::find(stragglers.begin(), stragglers.end(), h.str("source")) != stragglers.end();
+		Bar b;
+		b.label = h.str("source");
+		b.value = t->num("bytes_per_second") / MiB;
+		b.css = slow ? "slow" : "bar";
+		b.note = format_rate(t->num("bytes_per_second")) + (slow ? " (straggler)" : "");
+		rates.push_back(b);
+		if (const Json *l = h.find("latency_ns", Json::Type::object)) {
+			b.value = l->num("p99");
+			b.note = format_ns(json_whole(b.value)) + (slow ? " (straggler)" : "");
+			p99s.push_back(b);
+		}
+	}
+	if (!failed.empty())
+		page += "<p>Failed:</p>\n<ul>\n" + failed + "</ul>\n";
+	if (!stragglers.empty()) {
+		std::string names;
+		for (const std::string &s : stragglers)
+			names += (names.empty() ? "" : ", ") + s;
+		page += "<p>Stragglers: " + html_text(names) + ".</p>\n";
+	}
+	page += html_warnings(doc);
+	page += svg_bars("MiB/s per host", rates, axis_label);
+	if (!p99s.empty())
+		page += svg_bars("p99 latency per host", p99s, ns_label);
+	Histogram hist;
+	if (total)
+		if (const Json *buckets = total->find("histogram", Json::Type::array))
+			if (Error e = histogram_of(*buckets, "--html", "total.histogram", hist))
+				return e;
+	page += svg_latency(hist, " of all hosts");
+	page += page_end(doc_text);
+	return {};
+}
+
+// A comparison's page: for each metric, old and new side by side; then
+// each change with its 95% interval, grey where not significant.
+Error compare_page(const Json &doc, const std::string &doc_text, std::string &page)
+{
+	const Json *rows = doc.find("compare", Json::Type::array);
+	page = page_head("sdb " + doc.str("version") + " compare: old against new");
+	page += html_warnings(doc);
+	struct Metric {
+		const char *key, *title, *name;
+		double scale;
+		std::string (*words)(double);	// a figure, unscaled
+	};
+	const Metric metrics[] = {
+		{"bytes_per_second", "MiB/s, old and new", "rate", double(MiB), [](double v) { return format_rate(v); }},
+		{"iops", "IOPS, old and new", "IOPS", 1, count_label},
+		{"p99_ns", "p99 latency (us), old and new", "p99", 1000, ns_label}};
+	std::vector<Bar> changes;
+	for (const Metric &m : metrics) {
+		std::vector<Bar> bars;
+		for (const Json &r : rows->items) {
+			if (r.str("metric") != m.key)
+				continue;
+			Bar o, n;
+			o.label = r.str("name") + " (old)";
+			o.value = r.num("old") / m.scale;
+			o.css = "old";
+			n.label = r.str("name") + " (new)";
+			n.value = r.num("new") / m.scale;
+			n.css = "new";
+			o.note = m.words(r.num("old"));
+			n.note = m.words(r.num("new"));
+			bars.push_back(o);
+			bars.push_back(n);
+			Bar c;
+			c.label = r.str("name") + ": " + m.name;
+			c.value = r.num("change") * 100;
+			bool interval = r.find("low", Json::Type::number) && r.find("high", Json::Type::number);
+			if (interval) {
+				c.low = r.num("low") * 100;
+				c.high = r.num("high") * 100;
+			}
+			bool significant = r.flag("significant");
+			c.css = interval && !significant ? "same" : "bar";
+			c.note = format("%+.1f%%", c.value) +
+				 (!interval ? " (no interval)" : significant ? "" : " (no significant difference)");
+			changes.push_back(c);
+		}
+		if (!bars.empty())
+			page += svg_bars(m.title, bars, axis_label);
+	}
+	page += svg_bars("Change, with its 95% interval", changes, percent_label);
+	page += page_end(doc_text);
+	return {};
+}
+
+// The page for a document, by what it holds.
+Error make_page(const Json &doc, const std::string &doc_text, std::string &page)
+{
+	if (doc.find("suite", Json::Type::array))
+		return quick_page(doc, doc_text, page);
+	if (doc.find("compare", Json::Type::array))
+		return compare_page(doc, doc_text, page);
+	if (doc.find("hosts", Json::Type::array))
+		return fleet_page(doc, doc_text, page);
+	return run_page(doc, doc_text, page);
 }
 
 // Write the page for the document to path: through a new file beside it,
@@ -232,7 +362,7 @@ Error write_html(const std::string &path, const std::string &doc_text)
 	if (Error e = parse_json(doc_text, "--html", doc))
 		return e;
 	std::string page;
-	if (Error e = run_page(doc, doc_text, page))
+	if (Error e = make_page(doc, doc_text, page))
 		return e;
 	struct stat st {};
 	if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))

@@ -385,15 +385,21 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 }
 
 // The merged report of what loaded; the errors (one line each) were
-// printed already.  With --json a document always, merged or not.
+// printed already.  With --json a document always, merged or not.  doc,
+// for --html: the merged document, made with or without --json.
 void report_merged(std::FILE *out, std::vector<HostRun> &runs, const std::vector<FailedHost> &failed,
-		   const std::vector<std::string> &errors, bool json, bool files, bool interrupted)
+		   const std::vector<std::string> &errors, bool json, bool files, bool interrupted, std::string *doc = nullptr)
 {
 	if (runs.empty() && !json)
 		return;
 	Merged m = merge_runs(runs);
 	emit_warnings(m.warnings);
-	json ? print_merged_json(out, runs, m, failed, errors, interrupted) : print_merged_human(out, runs, m, failed, files);
+	if (doc)
+		*doc = printed([&](std::FILE *mem) { print_merged_json(mem, runs, m, failed, errors, interrupted); });
+	if (json && doc)
+		std::fputs(doc->c_str(), out);
+	else
+		json ? print_merged_json(out, runs, m, failed, errors, interrupted) : print_merged_human(out, runs, m, failed, files);
 	if (interrupted && !json)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 	flush_output(out);
@@ -402,7 +408,8 @@ void report_merged(std::FILE *out, std::vector<HostRun> &runs, const std::vector
 // sdb --merge FILE...: every input that loads is merged; each that does
 // not is one error line, and the exit status is 1.  Ctrl-C while an input
 // is read (a pipe from a fleet tool) merges what was read: exit 128+n.
-int run_merge(const Options &opt, std::FILE *out)
+// doc, for --html: the merged document.
+int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	std::vector<HostRun> runs;
 	std::vector<std::string> errors;
@@ -424,7 +431,7 @@ int run_merge(const Options &opt, std::FILE *out)
 				runs.push_back(std::move(r));
 		}
 	});
-	report_merged(out, runs, {}, errors, opt.json, true, sig.received != 0);
+	report_merged(out, runs, {}, errors, opt.json, true, sig.received != 0, doc);
 	if (sig.received)
 		return 128 + sig.received;
 	// A run that failed after it started (a bad --verify, an I/O error) is

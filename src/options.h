@@ -59,7 +59,8 @@ constexpr char usage_text[] =
 	"      --verify            writes: a checkable pattern, read back after the run; reads: check each 4 KiB\n"
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list (or @FILE) over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
-	"      --html FILE         also write the run as a self-contained HTML page with its charts\n"
+	"      --html FILE         also write a self-contained HTML page with charts: a run, --quick, --merge,\n"
+	"                          --hosts or --compare\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
@@ -675,22 +676,21 @@ std::string canonical_option(int c, const char *arg)
 // Options that are fine one by one but not together.
 Error check_combination(const Options &o)
 {
-	if (!o.html.empty() && (o.op == Options::Op::none || o.quick || o.explain || o.merge || o.compare || o.probe ||
-				!o.hosts.empty()))
-		return usage_error("--html: draws a -w, -r or -M run or a --sweep (a quick suite, --merge, --hosts and "
-				   "--compare not yet)");
-	if (o.compare) {	// reads two results, runs nothing: only --json goes with it
+	if (!o.html.empty() && (o.explain || o.probe || (o.op == Options::Op::none && !o.quick && !o.merge && !o.compare)))
+		return usage_error("--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep");
+	auto html_given = [](const std::string &g) { return g.substr(0, g.find('=')) == "--html"; };
+	if (o.compare) {	// reads two results, runs nothing: only --json and --html go with it
 		for (const std::string &g : o.given)
-			if (g != "--compare" && g != "--json")
+			if (g != "--compare" && g != "--json" && !html_given(g))
 				return usage_error("--compare and %s: --compare reads two saved results, it runs nothing",
 						   g.substr(0, g.find('=')).c_str());
 		if (o.compare_files.size() != 2)
 			return usage_error("--compare: needs OLD NEW, two sdb --json documents (- for standard input)");
 		return {};
 	}
-	if (o.merge) {	// reads results, runs nothing: only --json goes with it
+	if (o.merge) {	// reads results, runs nothing: only --json and --html go with it
 		for (const std::string &g : o.given)
-			if (g != "--merge" && g != "--json")
+			if (g != "--merge" && g != "--json" && !html_given(g))
 				return usage_error("--merge and %s: --merge reads saved results, it runs nothing",
 						   g.substr(0, g.find('=')).c_str());
 		if (o.merge_files.empty())

@@ -426,32 +426,47 @@ unsigned runs_of(const QuickRow &row, unsigned runs)
 	return row.test.to_cliff && row.write ? 1 : runs;
 }
 
-void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs, const FlashWrite &flash)
+void print_quick_heading(std::FILE *out)
 {
 	std::fprintf(out, "%-19s %10s %-23s %10s %-21s %11s %7s\n", "Test", "MiB/s", " (min - max)", "IOPS", " (min - max)",
 		     "p99 latency", "Device");
-	for (const QuickRow &row : rows) {
-		Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
-		std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
-		std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
-		std::fprintf(out, "%-19s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.name.c_str(), b.median / MiB,
-			     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
-			     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
-			     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
-			     row.runs.size() < runs_of(row, runs) ?
-				     format("  [%zu of %u runs]", row.runs.size(), runs_of(row, runs)).c_str() : "");
-	}
+}
+
+void print_quick_row(std::FILE *out, const QuickRow &row, unsigned runs)
+{
+	Spread b = spread(row, bps_of), i = spread(row, iops_of), l = spread(row, p99_of), d = spread(row, delivered_of);
+	std::string p99 = row.test.random ? format_ns(static_cast<std::uint64_t>(l.median)) : "-";
+	std::string device = row_counted(row) ? format("%.0f%%", d.median * 100) : "-";
+	std::fprintf(out, "%-19s %10.2f %-23s %10.0f %-21s %11s %7s%s%s\n", row.name.c_str(), b.median / MiB,
+		     format(" (%.2f - %.2f)", b.min / MiB, b.max / MiB).c_str(), i.median,
+		     format(" (%.0f - %.0f)", i.min, i.max).c_str(), p99.c_str(), device.c_str(),
+		     row_shortfall(row).empty() ? "" : "  [under 90%: not the device]",
+		     row.runs.size() < runs_of(row, runs) ?
+			     format("  [%zu of %u runs]", row.runs.size(), runs_of(row, runs)).c_str() : "");
+}
+
+// The write to the cliff in words, then how the rows were summed up.
+// CrystalDiskMark shows the best of its runs; a median hides one lucky
+// (cached, idle-moment) run, and the range shows that it happened.
+void print_quick_footer(std::FILE *out, std::size_t rows, unsigned runs, const FlashWrite &flash)
+{
 	if (flash.ran)
 		std::fprintf(out, "%s\n", flash_words(flash).c_str());
-	// CrystalDiskMark shows the best of its runs; a median hides one lucky
-	// (cached, idle-moment) run, and the range shows that it happened.
-	if (rows.empty())
+	if (rows == 0)
 		return;
 	if (runs == 1)
 		std::fprintf(out, "One run per test (--runs 1): no median, no range\n");
 	else
 		std::fprintf(out, "Median of %u runs (slowest - fastest)%s; CrystalDiskMark shows its fastest run\n", runs,
 			     flash.ran ? ", the write to the cliff once" : "");
+}
+
+void print_quick_table(std::FILE *out, const std::vector<QuickRow> &rows, unsigned runs, const FlashWrite &flash)
+{
+	print_quick_heading(out);
+	for (const QuickRow &row : rows)
+		print_quick_row(out, row, runs);
+	print_quick_footer(out, rows.size(), runs, flash);
 }
 
 std::string json_spread(const QuickRow &row, double Spread::*which)
@@ -517,9 +532,9 @@ Error after_cliff(const Options &opt, QuickFile &q, const QuickOutcome &o, Flash
 
 // Run every row --runs times (the write to the cliff once), in order,
 // until the end, an error or a signal; rows that finished no run are
-// dropped.
+// dropped.  live (a terminal): where each row is printed as it finishes.
 Error run_quick_rows(const Options &opt, QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
-		     std::vector<std::string> &warnings, bool &interrupted, FlashWrite &flash)
+		     std::vector<std::string> &warnings, bool &interrupted, FlashWrite &flash, std::FILE *live)
 {
 	Error error;
 	std::optional<MemoryRates> ceiling;
@@ -543,6 +558,10 @@ Error run_quick_rows(const Options &opt, QuickFile &q, Waiter &waiter, std::vect
 		}
 		if (std::string shortfall = row_shortfall(row); !shortfall.empty())
 			warnings.push_back(shortfall);
+		if (live && !row.runs.empty()) {
+			print_quick_row(live, row, runs);
+			std::fflush(live);
+		}
 	}
 	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const QuickRow &r) { return r.runs.empty(); }), rows.end());
 	return error;
@@ -561,8 +580,9 @@ Error remove_test_file(const QuickFile &q, std::vector<std::string> &warnings)
 	return {};
 }
 
-// Lay out, run the profile's rows, report, remove the file.
-int run_quick(const Options &opt, std::FILE *out)
+// Lay out, run the profile's rows, report, remove the file.  doc, for
+// --html: the JSON document, made with or without --json.
+int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	SignalScope scope;
 	if (Error e = scope.error()) {
@@ -610,11 +630,16 @@ int run_quick(const Options &opt, std::FILE *out)
 			std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
 				     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
 	}
+	// On a terminal each row shows as it finishes; else the table at the end.
+	std::FILE *live = !opt.json && isatty(fileno(out)) ? out : nullptr;
 	FlashWrite flash;
-	if (!error && !interrupted)
-		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, flash);
-	else
+	if (!error && !interrupted) {
+		if (live)
+			print_quick_heading(live);
+		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, flash, live);
+	} else {
 		rows.clear();
+	}
 
 	bool kept = opt.keep || !q.created;
 	g_cleanup = {};
@@ -623,9 +648,17 @@ int run_quick(const Options &opt, std::FILE *out)
 			error = e;
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
-	if (opt.json)
-		print_quick_json(out, opt, q, rows, warnings, interrupted, kept, flash);
-	else
+	if (opt.json || doc) {
+		std::string text = printed(
+			[&](std::FILE *mem) { print_quick_json(mem, opt, q, rows, warnings, interrupted, kept, flash); });
+		if (opt.json)
+			std::fputs(text.c_str(), out);
+		if (doc)
+			*doc = std::move(text);
+	}
+	if (live)
+		print_quick_footer(out, rows.size(), quick_runs(opt), flash);
+	else if (!opt.json)
 		print_quick_table(out, rows, quick_runs(opt), flash);
 	if (!opt.json && opt.keep && q.created)
 		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());

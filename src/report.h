@@ -41,25 +41,67 @@ namespace {
 struct Point {
 	double t;
 	double bytes_per_second;
+	std::uint64_t ios = 0;		// the I/Os that ended in the step
+	std::uint64_t p50_ns = 0, p99_ns = 0;	// their latency (LiveHistogram's buckets); 0 with none
+};
+
+// A step's latency counts, added up sample by sample, into a point.
+class StepLatency {
+public:
+	StepLatency() : counts_(LiveHistogram::buckets, 0) {}
+
+	void add(const IntervalLatency &l)
+	{
+		for (auto [bucket, n] : l) {
+			counts_[bucket] += n;
+			ios_ += n;
+		}
+	}
+
+	// Into the point, then start over.
+	void close(Point &p)
+	{
+		p.ios = ios_;
+		p.p50_ns = LiveHistogram::percentile(counts_, 0.5);
+		p.p99_ns = LiveHistogram::percentile(counts_, 0.99);
+		std::fill(counts_.begin(), counts_.end(), 0);
+		ios_ = 0;
+	}
+
+private:
+	std::vector<std::uint64_t> counts_;
+	std::uint64_t ios_ = 0;
 };
 
 // Raw 0.1 s samples folded into steps of at least `step` seconds.  Bytes
 // count when an I/O completes, so a step shorter than a few I/Os would
-// swing between zero and a burst: see timeline_step().
-std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total, double step)
+// swing between zero and a burst: see timeline_step().  A last step
+// shorter than a full one is kept when over half of one, and takes every
+// byte and I/O after the full steps (tail: the I/Os that ended after the
+// last sample).
+std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seconds, std::uint64_t total, double step,
+				 const IntervalLatency &tail = {})
 {
 	std::vector<Point> points;
+	StepLatency latency;
 	Sample last{0, 0};
-	for (const Sample &s : samples) {
-		if (s.t > seconds)
-			break;
+	std::size_t i = 0;
+	for (; i < samples.size() && samples[i].t <= seconds; i++) {
+		const Sample &s = samples[i];
+		latency.add(s.latency);
 		if (s.t - last.t >= step * 0.999) {
 			points.push_back({s.t, rate(s.bytes - last.bytes, s.t - last.t)});
+			latency.close(points.back());
 			last = s;
 		}
 	}
-	if (seconds - last.t > step / 2 || points.empty())
+	for (; i < samples.size(); i++)
+		latency.add(samples[i].latency);
+	latency.add(tail);
+	if (seconds - last.t > step / 2 || points.empty()) {
 		points.push_back({seconds, rate(total - std::min(total, last.bytes), seconds - last.t)});
+		latency.close(points.back());
+	}
 	return points;
 }
 
@@ -122,7 +164,9 @@ struct Report {
 	double fill_seconds = -1;	// -R, for the header
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
+	bool header_shown = false;	// run_header() went to the terminal before the run
 };
+
 
 // CPU time of the whole process (all threads) during the run.
 struct CpuTime {
@@ -272,6 +316,58 @@ void print_rate(std::FILE *out, const RateOutcome &r)
 		     format_count(r.offered).c_str(), format_count(r.achieved).c_str(),
 		     r.offered > 0 ? r.achieved / r.offered * 100 : 0.0, r.behind_seconds,
 		     r.met ? "the load was met" : "the load was NOT met");
+}
+
+// The bounds of the distribution's lines: 1-2-5 steps of nanoseconds
+// from below min to above max, or decades, or two decades a line, the
+// first of these to need at most 8 lines.
+std::vector<std::uint64_t> latency_bounds(std::uint64_t min, std::uint64_t max)
+{
+	const std::vector<std::vector<std::uint64_t>> steps = {{1, 2, 5}, {1}, {1}};
+	for (std::size_t k = 0; k < steps.size(); k++) {
+		std::vector<std::uint64_t> all;
+		for (std::uint64_t decade = 1; decade <= UINT64_MAX / 100; decade *= k == 2 ? 100 : 10)
+			for (std::uint64_t m : steps[k])
+				all.push_back(decade * m);
+		auto first = std::upper_bound(all.begin(), all.end(), std::max<std::uint64_t>(min, 1)) - 1;
+		auto last = std::upper_bound(all.begin(), all.end(), max);
+		if (last == all.end() || last - first <= 8 || k + 1 == steps.size())
+			return {first, last + (last != all.end())};
+	}
+	return {};
+}
+
+// The text report's latency distribution: a line per range of
+// latency_bounds() with a bar of # for its share of the I/Os (40 for all;
+// a dot for a share too small for one), and where p50, p99 and p99.9
+// fall.  Empty without samples.
+std::vector<std::string> latency_bars(const Histogram &h)
+{
+	std::vector<std::string> lines;
+	if (h.count() == 0)
+		return lines;
+	std::vector<std::uint64_t> bounds = latency_bounds(h.min(), h.max());
+	std::vector<std::uint64_t> counts(bounds.size() - 1, 0);
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		if (std::uint64_t n = h.at(i)) {
+			std::uint64_t v = std::clamp(Histogram::midpoint(i), h.min(), h.max());
+			std::size_t line = static_cast<std::size_t>(std::upper_bound(bounds.begin(), bounds.end(), v) - bounds.begin());
+			counts[std::clamp<std::size_t>(line, 1, counts.size()) - 1] += n;
+		}
+	const std::pair<const char *, std::uint64_t> marks[] = {
+		{"p50", h.percentile(0.5)}, {"p99", h.percentile(0.99)}, {"p99.9", h.percentile(0.999)}};
+	for (std::size_t l = 0; l < counts.size(); l++) {
+		double share = static_cast<double>(counts[l]) / static_cast<double>(h.count());
+		int width = static_cast<int>(std::lround(share * 40));
+		std::string marked;
+		for (auto [name, ns] : marks)
+			if (ns >= bounds[l] && (ns < bounds[l + 1] || l + 1 == counts.size()))
+				marked += std::string(" ") + name;
+		std::string bar = width || !counts[l] ? std::string(static_cast<std::size_t>(width), '#') : ".";
+		lines.push_back(format("%9s - %-9s %-40s %5.1f%%%s", format_ns(bounds[l]).c_str(), format_ns(bounds[l + 1]).c_str(),
+				       bar.c_str(), share * 100, marked.c_str()));
+	}
+	return lines;
 }
 
 // A mix's two sides over all threads.
@@ -431,6 +527,12 @@ std::string data_content(const Options &o)
 		return is_write(o) ? ", --verify pattern made per I/O (timed)" : ", each 4 KiB checked as read (timed)";
 	return !writes_target(o) ? "" : o.random_buffer ? ", random buffer" : ", zero buffer";
 }
+// The report's first line: what ran, on what.
+std::string run_header(const Plan &p)
+{
+	return format("sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(p.opt).c_str(),
+		      printable(p.opt.file).c_str());
+}
 
 void print_verify(std::FILE *out, const Report &r)
 {
@@ -477,6 +579,24 @@ std::string json_cliff(const Report &r)
 		      json_number(c->before).c_str(), json_number(c->after).c_str());
 }
 
+// The Timeline's p99 line: each step's p99 as a sparkline (the steps with
+// no I/O ended left out), between its lowest and highest.
+void print_p99_timeline(std::FILE *out, const Report &r, double step)
+{
+	const Totals &t = r.ex->totals;
+	std::vector<Point> p99;
+	for (const Point &pt : make_timeline(r.ex->result.samples, t.io, t.bytes, step, r.ex->result.tail_latency))
+		if (pt.ios)
+			p99.push_back({pt.t, static_cast<double>(pt.p99_ns)});
+	if (p99.size() < 2)
+		return;
+	auto [lo, hi] = std::minmax_element(p99.begin(), p99.end(),
+					    [](const Point &a, const Point &b) { return a.bytes_per_second < b.bytes_per_second; });
+	std::fprintf(out, "p99 latency: %s  min %s, max %s\n", sparkline(p99, lo->bytes_per_second, hi->bytes_per_second).c_str(),
+		     format_ns(static_cast<std::uint64_t>(lo->bytes_per_second)).c_str(),
+		     format_ns(static_cast<std::uint64_t>(hi->bytes_per_second)).c_str());
+}
+
 void print_human(std::FILE *out, const Report &r)
 {
 	const Plan &p = *r.plan;
@@ -485,8 +605,8 @@ void print_human(std::FILE *out, const Report &r)
 		print_environment(out, r);
 	if (r.memory && o.timing)
 		print_memory(out, *r.memory);
-	std::fprintf(out, "sdb %s: %s%s: %s\n", SDB_VERSION, describe_run(p).c_str(), data_content(o).c_str(),
-		     printable(o.file).c_str());
+	if (!r.header_shown)
+		std::fputs(run_header(p).c_str(), out);
 	if (r.fill_seconds >= 0) {
 		std::uint64_t filled = p.slot_stride * p.slots * p.buffers;
 		std::fprintf(out, "Buffer filled from /dev/urandom: %s in %.3f s (%s)\n", format_bytes(filled).c_str(),
@@ -506,7 +626,7 @@ void print_human(std::FILE *out, const Report &r)
 		if (w->laid_out)
 			std::fprintf(out, "Laid out %s to %s before the %s (untimed)\n", printable(w->target->path).c_str(),
 				     format_bytes(w->target->size).c_str(), is_mix(o) ? "mix" : "random writes");
-	const bool latency = o.random || o.fsync_every || is_mix(o) || o.rate.per_second > 0;
+	const bool latency = o.random || o.fsync_every || is_mix(o) || o.rate.per_second > 0;	// where latency is shown
 	for (auto &w : r.ex->shared.workers)
 		print_thread(out, *w, latency);
 	if (o.threads > 1)
@@ -521,6 +641,14 @@ void print_human(std::FILE *out, const Report &r)
 		print_total_sides(out, r);
 	if (std::optional<RateOutcome> rate = rate_outcome(p, *r.ex))
 		print_rate(out, *rate);
+	if (latency) {
+		Histogram all = total_latency(r.ex->shared);
+		std::vector<std::string> bars = latency_bars(all);
+		if (!bars.empty())
+			std::fprintf(out, "Latency distribution (%" PRIu64 " I/Os):\n", all.count());
+		for (const std::string &line : bars)
+			std::fprintf(out, "  %s\n", line.c_str());
+	}
 	if (r.verdict)
 		print_verdict(out, r);
 	if (o.verify)
@@ -540,6 +668,8 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Timeline: %s  min %s, max %s%s\n", sparkline(points, lo, hi).c_str(),
 			     format_rate(lo).c_str(), format_rate(hi).c_str(),
 			     o.ramp > 0 ? format(", from the end of the %g s ramp", o.ramp).c_str() : "");
+		if (latency)
+			print_p99_timeline(out, r, step);
 		while (!points.empty() && points.back().t > t.together + step / 2)
 			points.pop_back();
 		std::string fell = cliff(points);
@@ -754,12 +884,16 @@ void print_json(std::FILE *out, const Report &r)
 		if (r.plan->opt.verify)
 			doc += ",\n \"verify\": " + json_verify(r.verify);
 		doc += ",\n \"timeline\": [";
-		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false));
-		for (std::size_t i = 0; i < points.size(); i++)
-			doc += format("%s{\"t\": %s, \"unix\": %s, \"bytes_per_second\": %s}", i ? ", " : "",
-				      json_number(points[i].t).c_str(),
-				      json_unix(run.start_unix_ns + std::llround(points[i].t * 1e9)).c_str(),
-				      json_number(points[i].bytes_per_second).c_str());
+		auto points = make_timeline(run.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false), run.tail_latency);
+		for (std::size_t i = 0; i < points.size(); i++) {
+			const Point &pt = points[i];
+			doc += format("%s{\"t\": %s, \"unix\": %s, \"bytes_per_second\": %s, \"p50_ns\": %s, \"p99_ns\": %s}",
+				      i ? ", " : "", json_number(pt.t).c_str(),
+				      json_unix(run.start_unix_ns + std::llround(pt.t * 1e9)).c_str(),
+				      json_number(pt.bytes_per_second).c_str(),
+				      pt.ios ? std::to_string(pt.p50_ns).c_str() : "null",
+				      pt.ios ? std::to_string(pt.p99_ns).c_str() : "null");
+		}
 		doc += "]";
 		doc += ",\n \"cliff\": " + json_cliff(r);
 	}

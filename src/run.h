@@ -111,6 +111,7 @@ void *worker_main(void *arg)
 struct Sample {
 	double t;		// seconds since the start
 	std::uint64_t bytes;	// all threads together
+	IntervalLatency latency {};	// the I/Os that ended since the sample before, all threads together
 };
 
 // A question a run can stop at once answered (see supervise()).
@@ -122,6 +123,7 @@ struct RunResult {
 	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
 	std::int64_t ready_unix_ns = 0;	// --start-at: when every thread was ready (real-time clock)
 	std::vector<Sample> samples;
+	IntervalLatency tail_latency;	// the I/Os that ended after the last sample
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
 	std::vector<std::string> stat_files;	// the devices' counters (see device.h)
@@ -204,7 +206,8 @@ bool progress_terminal(const Options &o)
 	return !o.json && isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
 }
 
-// The live status line: only where progress_terminal().
+// The live status line: only where progress_terminal().  Random I/O
+// shows its IOPS too, the figure such a run is read by.
 void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
 {
 	double bps = rate(bytes, elapsed);
@@ -213,8 +216,9 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 		eta = std::max(0.0, plan.opt.time_limit - elapsed);
 	else
 		eta = bps > 0 ? static_cast<double>(planned_bytes(plan) - std::min(bytes, planned_bytes(plan))) / bps : 0;
-	std::fprintf(stderr, "\r%s%s  %s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
-		     format_rate(bps).c_str(), elapsed, eta);
+	std::string iops = plan.opt.random && plan.block_size ? format("  %.0f IOPS", bps / static_cast<double>(plan.block_size)) : "";
+	std::fprintf(stderr, "\r%s%s  %s%s  %.1f s  ETA %.0f s\033[K", label.c_str(), format_bytes(bytes).c_str(),
+		     format_rate(bps).c_str(), iops.c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
 
@@ -399,12 +403,38 @@ bool all_drained(const Shared &s)
 	return true;
 }
 
+// The sampler's view of every worker's LiveHistogram: the sum of their
+// counts, and what changed since the last look.
+class LatencySampler {
+public:
+	LatencySampler() : last_(LiveHistogram::buckets, 0), now_(LiveHistogram::buckets, 0) {}
+
+	// The I/Os that ended since the last call, by bucket.
+	IntervalLatency take(const Shared &s)
+	{
+		std::fill(now_.begin(), now_.end(), 0);
+		for (auto &w : s.workers)
+			for (unsigned i = 0; i < LiveHistogram::buckets; i++)
+				now_[i] += w->live_latency.at(i);
+		IntervalLatency changed;
+		for (unsigned i = 0; i < LiveHistogram::buckets; i++)
+			if (now_[i] > last_[i])
+				changed.push_back({i, now_[i] - last_[i]});
+		std::swap(last_, now_);
+		return changed;
+	}
+
+private:
+	std::vector<std::uint64_t> last_, now_;
+};
+
 // --ramp: the barrier opens, the workers run the ramp, and the timed
 // window opens at its end: once every worker's ramp I/O has drained, the
 // device's counters and the CPU time are read, the run's clock starts
 // there, and the workers go on (ramp_over; see await_window() and
-// open_window()).  Each drops what it counted in the ramp.
-void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
+// open_window()).  Each drops what it counted in the ramp; the sampler's
+// latency counts start over there too.
+void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter, LatencySampler &latency)
 {
 	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
 	for (auto &w : s.workers)
@@ -417,6 +447,7 @@ void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter)
 		waiter.wait(1, r.interrupted);
 	r.stats_before = read_stats(r.stat_files);
 	r.counters_before = read_counters(r.watch);
+	latency.take(s);	// the ramp's I/Os: not the window's
 	// A ramp cut short (Ctrl-C, every worker ended by an error) opens its
 	// empty window when it stopped, not at the ramp's end still ahead.
 	std::int64_t now = now_ns();
@@ -443,8 +474,9 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	}
 	if (plan.opt.start_at_ns)
 		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
+	LatencySampler latency;	// without a ramp, every I/O it sees is the window's
 	if (plan.opt.ramp > 0 && !g_stop.raised()) {
-		run_ramp(s, plan, r, waiter);
+		run_ramp(s, plan, r, waiter, latency);
 	} else {
 		r.stats_before = read_stats(r.stat_files);
 		r.counters_before = read_counters(r.watch);
@@ -467,7 +499,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		next_sample += tick;
 		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
 			continue;
-		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s)});
+		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s), latency.take(s)});
 		if (enough && r.samples.size() % 10 == 0 && !g_stop.raised() && enough(r.samples))
 			g_stop.raise();
 		if (tty && now >= next_draw) {
@@ -476,6 +508,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 			next_draw = now + 250000000;
 		}
 	}
+	r.tail_latency = latency.take(s);
 	r.stats_after = read_stats(r.stat_files);	// every thread is done: after the final fdatasync
 	r.counters_after = read_counters(r.watch);
 	getrusage(RUSAGE_SELF, &r.usage_after);

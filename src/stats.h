@@ -1,10 +1,13 @@
 // stats: the numbers behind a run.  Permutation (a full-period random
 // order of the blocks in O(1) memory), Histogram (HdrHistogram-style
-// latency buckets, mergeable), MixChooser (-M's read-or-write draw), and
+// latency buckets, mergeable), LiveHistogram (coarser buckets the sampler
+// reads while a worker fills them: the timeline's percentiles), MixChooser (-M's read-or-write draw), and
 // splitmix64, the one finaliser they and the --verify pattern share.
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -165,6 +168,55 @@ private:
 	std::vector<std::uint64_t> counts_;
 	std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
 };
+
+// A latency histogram that another thread reads while its owner fills it:
+// Histogram's buckets eight at a time (16 a power of two above 256 ns, each
+// under 6.3% wide), each a relaxed atomic only the owner writes, so that an
+// add is a plain load and store (no locked instruction in the timed loop)
+// and the sampler can difference two snapshots into one interval's counts.
+class LiveHistogram {
+public:
+	static constexpr unsigned group = 8;
+	static constexpr unsigned buckets = Histogram::buckets / group;	// 928
+
+	void add(std::uint64_t v)
+	{
+		std::atomic<std::uint64_t> &c = counts_[Histogram::index(v) / group];
+		c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+	}
+
+	std::uint64_t at(unsigned i) const { return counts_[i].load(std::memory_order_relaxed); }
+
+	// Bucket i holds the values low(i) .. high(i), both included.
+	static std::uint64_t low(unsigned i) { return Histogram::low(i * group); }
+	static std::uint64_t high(unsigned i) { return Histogram::high(i * group + group - 1); }
+
+	// Of counts per bucket (an interval's, summed over threads): the
+	// midpoint of the bucket that holds the fraction q of them; 0 for none.
+	static std::uint64_t percentile(const std::vector<std::uint64_t> &counts, double q)
+	{
+		std::uint64_t total = 0;
+		for (std::uint64_t n : counts)
+			total += n;
+		if (total == 0)
+			return 0;
+		auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(total))));
+		std::uint64_t seen = 0;
+		for (unsigned i = 0; i < counts.size(); i++) {
+			seen += counts[i];
+			if (seen >= rank)
+				return low(i) + (high(i) - low(i)) / 2;
+		}
+		return 0;
+	}
+
+private:
+	std::array<std::atomic<std::uint64_t>, buckets> counts_{};
+};
+
+// One interval's latency counts: (LiveHistogram bucket, I/Os) for the
+// buckets that had any.
+using IntervalLatency = std::vector<std::pair<unsigned, std::uint64_t>>;
 
 std::uint64_t histogram_bytes() { return Histogram::buckets * sizeof(std::uint64_t); }
 

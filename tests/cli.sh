@@ -1767,13 +1767,13 @@ embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/scrip
 check "--html: the embedded document is the --json one of the same run" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
 lacks "--html: no external reference" "$(sed 's|xmlns="http://www.w3.org/2000/svg"||g' page.html)" "http"
 lacks "--html: no src or href" "$(cat page.html)" "src="
-check "--html: throughput, IOPS and latency drawn" 3 "$(grep -c '^<svg ' page.html)"
+check "--html: throughput, IOPS, percentiles over time and latency drawn" 4 "$(grep -c '^<svg ' page.html)"
 if command -v xmllint >/dev/null; then
 	bad_svg=0
 	while read -r n; do
 		awk -v n="$n" '/^<svg /{k++} k==n{print} /^<\/svg>/{if (k==n) exit}' page.html >one.svg
 		xmllint --noout one.svg 2>/dev/null || bad_svg=$((bad_svg + 1))
-	done < <(seq 1 3)
+	done < <(seq 1 4)
 	check "--html: each SVG parses as XML (xmllint)" 0 "$bad_svg"
 	rm -f one.svg
 else
@@ -1795,7 +1795,7 @@ mkdir -p adir
 run -r -f /dev/zero -s 64m --html adir
 check "--html into a directory: exit 1, the report still printed" "1 true" "$rc $([[ $out == *"Thread  0"* ]] && echo true)"
 contains "--html into a directory: says why" "$err" "sdb: --html adir: not a regular file"
-bad_input 2 "--html: draws a -w, -r or -M run" --quick -f adir --html page.html
+bad_input 2 "--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep" --explain -r -f adir --html page.html
 rm -rf adir page.html
 fi
 
@@ -2905,6 +2905,131 @@ else
 		unmount "$work/ffmnt"; wait "$ffpid" 2>/dev/null
 	done
 	rmdir ffmnt
+fi
+fi
+
+# ------------------------------------------------------------ report-latency-pictures
+# Issue 25: percentiles over time (timeline[].p50_ns, p99_ns) and the text
+# report's latency distribution, for runs that show latency.
+if section report-latency-pictures; then
+run -r -f /dev/zero -s 64m -b 4k -m rand -t 2.5 --json
+check "timeline: every step has p50_ns <= p99_ns, within the run's min and max" "0 true" \
+	"$rc $(jq '.total.latency_ns as $l | [.timeline[] | .p50_ns <= .p99_ns and .p50_ns >= $l.min * 0.9 and .p99_ns <= $l.max * 1.1] | all and length >= 5' <<<"$out")"
+check "timeline: the steps' p50 near the run's (the buckets are under 6.3% wide)" true \
+	"$(jq '.total.latency_ns.p50 as $p | [.timeline[] | .p50_ns] | sort | .[length / 2 | floor] | . >= $p * 0.5 and . <= $p * 2' <<<"$out")"
+run -w -f lat.file -s 16m -b 4k -t 2 --fsync 64 --json
+check "timeline: a sequential write with --fsync has percentiles too (null in a step where no write ended)" "0 true" \
+	"$rc $(jq '[.timeline[] | select(.p99_ns != null)] | length > 0 and all(.[]; .p99_ns > 0 and .p50_ns <= .p99_ns)' <<<"$out")"
+run -r -f /dev/zero -s 64m -b 4k -m rand -t 2.2 -j 2
+ios=$(sed -n 's/^Latency distribution (\([0-9]*\) I\/Os):$/\1/p' <<<"$out")
+loops=$(sed -n 's/^Total (2 threads): .* in \([0-9]*\) loops.*/\1/p' <<<"$out")
+check "distribution: counts every I/O of the Total" "$loops" "$ios"
+bars=$(sed -n '/^Latency distribution/,/^[^ ]/p' <<<"$out" | grep '^  ')
+check "distribution: 1 to 8 lines, each a range, a bar and a share" true \
+	"$(n=$(wc -l <<<"$bars"); [ "$n" -ge 1 ] && [ "$n" -le 8 ] && ! grep -qv '^ *[0-9.]* [nmu]*s - [0-9.]* [nmu]*s  *[#.]* *[0-9.]*%' <<<"$bars" && echo true)"
+check "distribution: the shares add up to 100%" true \
+	"$(awk '{for (i = 1; i <= NF; i++) if ($i ~ /%$/) s += $i} END {print (s > 99.5 && s < 100.5) ? "true" : s}' <<<"$bars")"
+check "distribution: p50, p99 and p99.9 each marked once" "1 1 1" \
+	"$(for m in p50 p99 p99.9; do grep -c " $m\( \|$\)" <<<"$bars"; done | tr '\n' ' ' | sed 's/ $//')"
+matches "distribution: a p99 line under the Timeline" "$out" "*Timeline: *
+p99 latency: * min *, max *"
+run -r -f /dev/zero -s 64m -b 1m -t 2.2
+lacks "distribution: none for a sequential read, which shows no latency" "$out" "Latency distribution"
+lacks "distribution: no p99 line for it either" "$out" "p99 latency"
+rm -f lat.file
+fi
+
+# ------------------------------------------------------------ html-modes
+# Issue 25: --html with --quick, --merge, --hosts and --compare: one page
+# each, nothing outside it, the document it embeds the --json one of stdout,
+# the bars it promises (a bar per test, per host, old and new).
+if section html-modes; then
+mkdir -p hm
+# page_checks NAME PAGE MAX-BYTES: the page's shape; the embedded document in $embedded.
+page_checks() {
+	check "$1: the page written, under $3 bytes" true "$([ -s "$2" ] && [ "$(size_of "$2")" -lt "$3" ] && echo true)"
+	embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/script>/p' "$2" | sed '1d;$d' | sed 's|<\\/|</|g')
+	check "$1: the embedded JSON parses" true "$(jq -e . <<<"$embedded" >/dev/null && echo true)"
+	check "$1: no http:// or https:// src or href" 0 "$(grep -Eci '(src|href)="?https?:' "$2")"
+	lacks "$1: no script but the data" "$(grep -v 'id="sdb-result"' "$2")" "<script"
+	if command -v xmllint >/dev/null; then
+		check "$1: xmllint --html accepts it (but for SVG's tags, HTML4's unknowns)" "0 0" \
+			"$(xmllint --html --noout "$2" 2>"$work/hm/lint"; echo "$?") $(grep 'parser error' "$work/hm/lint" | grep -vc 'Tag [a-z]* invalid')"
+	else
+		skipped "$1: xmllint --html" "needs xmllint (libxml2-utils)"
+	fi
+}
+# The quick suite: a bar per test in each of its two charts.
+run --quick=real -f hm -s 64m -t 0.3 --runs 2 --json --html hm/quick.html
+check "--quick --html --json: exit 0" 0 "$rc"
+page_checks "--quick --html" hm/quick.html 300000
+check "--quick --html: the embedded document is stdout's" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
+tests=$(jq '.suite | length' <<<"$out")
+check "--quick --html: a bar per test, for MiB/s and for IOPS" "$((2 * tests))" "$(grep -o 'class="hbar [a-z]*"' hm/quick.html | wc -l)"
+check "--quick --html: the writes' bars apart" "$(jq '[.suite[] | select(.op == "write")] | length * 2' <<<"$out")" \
+	"$(grep -o 'class="hbar write"' hm/quick.html | wc -l)"
+run --quick=real -f hm -s 64m -t 0.3 --runs 1 --html hm/quick2.html
+contains "--quick --html: the human table unchanged beside it" "$out" "SEQ1M Q1T1 write"
+check "--quick --html without --json: the page still carries the document" true \
+	"$(sed -n '/id="sdb-result"/,/<\/script>/p' hm/quick2.html | sed '1d;$d' | jq -e '.suite | length > 0' 2>/dev/null)"
+# A merge of three runs: a bar per host.
+for h in 1 2 3; do "$sdb" -r -f /dev/zero -s 32m -b 4k -m rand -t 0.5 --json >"hm/h$h.json" 2>/dev/null; done
+run --merge hm/h1.json hm/h2.json hm/h3.json --json --html hm/merge.html
+check "--merge --html --json: exit 0" 0 "$rc"
+page_checks "--merge --html" hm/merge.html 300000
+check "--merge --html: the embedded document is stdout's" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
+check "--merge --html: a bar per host, for rate and for p99" 6 "$(grep -o 'class="hbar [a-z]*"' hm/merge.html | wc -l)"
+check "--merge --html: each straggler in red" "$(jq '.fleet.stragglers | length * 2' <<<"$out")" \
+	"$(grep -o 'class="hbar slow"' hm/merge.html | wc -l)"
+run --merge hm/h1.json hm/h2.json --html hm/merge2.html
+contains "--merge --html: the human report unchanged beside it" "$out" "Total"
+check "--merge --html: the page written without --json" true "$([ -s hm/merge2.html ] && echo true)"
+# --compare: old and new, each change with its interval.
+run --compare hm/h1.json hm/h2.json --json --html hm/cmp.html
+check "--compare --html --json: exit 0" 0 "$rc"
+page_checks "--compare --html" hm/cmp.html 300000
+check "--compare --html: the embedded document is stdout's" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
+check "--compare --html: old and new bars for rate, IOPS and p99" "3 3" \
+	"$(grep -o 'class="hbar old"' hm/cmp.html | wc -l) $(grep -o 'class="hbar new"' hm/cmp.html | wc -l)"
+check "--compare --html: a whisker for each change with an interval" \
+	"$(jq '[.compare[] | select(.low != null)] | length' <<<"$out")" "$(grep -o 'class="whisker"' hm/cmp.html | wc -l)"
+# --hosts: the page is this side's; the remote runs are not told of it.
+printf '#!/bin/sh\nshift\nprintf "%%s\\n" "$*" >>"%s/hm/ssh.log"\nexec sh -c "$*"\n' "$work" >hm/fakessh
+chmod +x hm/fakessh
+SDB_SSH=$work/hm/fakessh SDB_REMOTE=$sdb run --hosts "localhost:$work/hm/t1,localhost:$work/hm/t2" -w -s 4m -t 0.5 \
+	--json --html hm/hosts.html
+check "--hosts --html --json: exit 0, two hosts merged" "0 2" "$rc $(jq .total.hosts <<<"$out")"
+page_checks "--hosts --html" hm/hosts.html 300000
+check "--hosts --html: the embedded document is stdout's" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
+check "--hosts --html: a bar per host for the rate" 2 "$(sed -n '/aria-label="MiB\/s per host"/,/<\/svg>/p' hm/hosts.html | grep -o 'class="hbar ' | wc -l)"
+lacks "--hosts --html: the remote command has no --html" "$(cat hm/ssh.log)" "--html"
+bad_input 2 "--html: draws a -w, -r or -M run" -T --html hm/x.html
+bad_input 2 "--html: draws a -w, -r or -M run" --probe -f hm/t1 --html hm/x.html
+rm -rf hm
+fi
+
+# ------------------------------------------------------------ run-watch
+# Issue 25, item 4: on a terminal (script(1) gives one) the header comes
+# before the run, a random run's status line has its IOPS, and the quick
+# suite's table is printed row by row, each row once.
+if section run-watch; then
+if command -v script >/dev/null; then
+	TERM=xterm script -qec "$sdb -r -f /dev/zero -s 64m -b 4k -m rand -t 1.5" /dev/null </dev/null | tr '\r' '\n' >watch.out
+	first_status=$(grep -n 'ETA' watch.out | head -n 1 | cut -d: -f1)
+	header=$(grep -n '^sdb 0.1.0: read rand' watch.out | cut -d: -f1)
+	check "on a terminal: the header once, before the first status line" true \
+		"$([ "$(wc -l <<<"$header")" = 1 ] && [ -n "$first_status" ] && [ "$header" -lt "$first_status" ] && echo true)"
+	matches "on a terminal: a random run's status line has its IOPS" "$(grep ETA watch.out | head -n 1)" "*/s  * IOPS  *s  ETA *"
+	TERM=xterm script -qec "$sdb -r -f /dev/zero -s 64m -b 1m -t 1.5" /dev/null </dev/null | tr '\r' '\n' >watch.out
+	lacks "on a terminal: a sequential run's status line has none" "$(grep ETA watch.out)" "IOPS"
+	mkdir -p wq
+	TERM=xterm script -qec "$sdb --quick=real -f wq -s 64m -t 0.3 --runs 1" /dev/null </dev/null | tr '\r' '\n' >watch.out
+	check "on a terminal: the quick table's heading, each of its 4 rows and the footer once" "1 1 1 1 1 1" \
+		"$(for r in '^.*Test  ' '^.*SEQ1M Q1T1 write ' '^.*SEQ1M Q1T1 read ' '^.*RND4K Q1T1 write ' '^.*RND4K Q1T1 read ' '^.*One run per test'; do
+			grep -c "$r" watch.out; done | tr '\n' ' ' | sed 's/ $//')"
+	rm -rf wq watch.out
+else
+	skipped "run-watch" "needs script(1)"
 fi
 fi
 

@@ -337,6 +337,11 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 	CHECK(p.opt.hosts[2].path == "/x");
 	CHECK(p.opt.hosts[3].host == "user@n3");
 	CHECK(!Args{"--hosts", "a:/x,b:/y", "-r"}.parse().error);	// every host has its PATH: no -f needed
+	for (std::initializer_list<const char *> html : {std::initializer_list<const char *>{"--merge", "a", "--html", "p"},
+							 {"--compare", "a", "b", "--json", "--html=p"},
+							 {"--quick", "-f", "d", "--html", "p"},
+							 {"--hosts", "h:/x", "-w", "--html", "p"}})
+		CHECK_MESSAGE(!Args(html).parse().error, *html.begin());	// --html draws every mode's results
 	struct Case {
 		std::initializer_list<const char *> args;
 		const char *message;
@@ -346,6 +351,9 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 		{{"--merge", "a", "-w"}, "--merge and --write: --merge reads saved results"},
 		{{"--merge", "a", "-f", "x"}, "--merge and --file: "},
 		{{"--merge", "a", "--hosts", "h"}, "--merge and --hosts: "},
+		{{"--html", "p", "-r", "-f", "x", "--explain"}, "--html: draws a -w, -r or -M run, a quick suite"},
+		{{"--html", "p", "-T"}, "--html: draws a -w, -r or -M run, a quick suite"},
+		{{"--compare", "a", "b", "--html", "p", "-w"}, "--compare and --write: "},
 		{{"a.json"}, "a.json: unexpected argument"},
 		{{"--hosts", "h", "--quick", "-f", "d"}, "--hosts and --quick: "},
 		{{"--hosts", "h", "-w", "-f", "x", "--explain"}, "--hosts and --explain: "},

@@ -50,4 +50,66 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	CHECK(line == "\u2581\u2588");
 }
 
+TEST_CASE("timeline: each step's p50 and p99 from the samples' latency counts")
+{
+	auto at = [](std::uint64_t ns) { return Histogram::index(ns) / LiveHistogram::group; };
+	std::vector<Sample> samples;
+	for (int i = 1; i <= 36; i++) {	// 3.6 s: 100 I/Os a sample, 1 us; after 3 s 99 at 1 ms, 1 at 20 ms
+		IntervalLatency l = {{at(1000), 100}};
+		if (i > 30)
+			l = {{at(1000000), 99}, {at(20000000), 1}};
+		samples.push_back({i / 10.0, static_cast<std::uint64_t>(i) * MiB, l});
+	}
+	IntervalLatency tail = {{at(1000000), 100}};	// after the last sample
+	std::vector<Point> points = make_timeline(samples, 3.7, 37 * MiB, 1.0, tail);
+	REQUIRE(points.size() == 4);
+	CHECK(points[0].ios == 1000);
+	CHECK(points[0].p50_ns == doctest::Approx(1000).epsilon(0.04));
+	CHECK(points[0].p99_ns == doctest::Approx(1000).epsilon(0.04));
+	CHECK(points[3].t == 3.7);
+	CHECK(points[3].ios == 700);	// 3.1 s to 3.6 s, and the tail
+	CHECK(points[2].p99_ns == doctest::Approx(1000).epsilon(0.04));
+	CHECK(points[3].p50_ns == doctest::Approx(1000000).epsilon(0.04));
+	CHECK(points[3].p99_ns == doctest::Approx(1000000).epsilon(0.04));
+
+	std::vector<Point> none = make_timeline({{1.0, MiB}}, 1.0, MiB, 1.0);
+	REQUIRE(none.size() == 1);
+	CHECK(none[0].ios == 0);
+	CHECK(none[0].p99_ns == 0);
+}
+
+TEST_CASE("latency distribution: a bar a range, at most 8, the marks where they fall")
+{
+	Histogram h;
+	for (int i = 0; i < 900; i++)
+		h.add(30000);	// 30 us
+	for (int i = 0; i < 99; i++)
+		h.add(300000);	// 300 us
+	h.add(3000000);		// 3 ms
+	std::vector<std::string> lines = latency_bars(h);
+	REQUIRE(lines.size() == 7);	// 1-2-5 steps: 20-50 us ... 2-5 ms
+	CHECK(lines[0].find("20.0 us - 50.0 us") != std::string::npos);
+	CHECK(lines[0].find(std::string(36, '#') + " ") != std::string::npos);	// 90% of 40
+	CHECK(lines[0].find("90.0% p50") != std::string::npos);
+	CHECK(lines[1].find(" .") == std::string::npos);
+	CHECK(lines[1].find("0.0%") != std::string::npos);	// 50-100 us: none
+	CHECK(lines[3].find("200.0 us - 500.0 us") != std::string::npos);
+	CHECK(lines[3].find("9.9% p99 p99.9") != std::string::npos);	// the 999th of 1000 is at 300 us
+	CHECK(lines[6].find("2.0 ms - 5.0 ms") != std::string::npos);
+	CHECK(lines[6].find(" .") != std::string::npos);	// 0.1%: a dot
+	CHECK(lines[6].find("p99") == std::string::npos);
+
+	Histogram wide;
+	wide.add(200);
+	wide.add(5000000000);	// 200 ns to 5 s: decades
+	std::vector<std::string> decades = latency_bars(wide);
+	CHECK(decades.size() == 8);
+	CHECK(decades[0].find("100 ns - 1.0 us") != std::string::npos);
+	CHECK(latency_bars(Histogram{}).empty());
+	Histogram widest;
+	widest.add(1);
+	widest.add(50000000000);	// 1 ns to 50 s: two decades a line
+	CHECK(latency_bars(widest).size() <= 8);
+}
+
 } // TEST_SUITE("report")

@@ -1,5 +1,5 @@
 // Unit tests of src/stats.h: the random-order Permutation, the seeded
-// MixChooser and the latency Histogram.
+// MixChooser, the latency Histogram and the sampler's LiveHistogram.
 #include "../../src/stats.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -160,6 +160,29 @@ TEST_CASE("Histogram: bucket bounds tile the values, and a saved histogram rebui
 		CHECK(rebuilt.percentile(q) == h.percentile(q));
 	CHECK(rebuilt.min() <= h.min());
 	CHECK(rebuilt.max() >= h.max());
+}
+
+TEST_CASE("LiveHistogram: Histogram's buckets eight at a time, and an interval's percentiles")
+{
+	LiveHistogram live;
+	for (std::uint64_t v : {5, 300, 1000, 1000, 250000})
+		live.add(v);
+	unsigned b = Histogram::index(1000) / LiveHistogram::group;
+	CHECK(live.at(b) == 2);
+	CHECK(LiveHistogram::low(b) <= 1000);
+	CHECK(LiveHistogram::high(b) >= 1000);
+	CHECK(LiveHistogram::high(b) - LiveHistogram::low(b) + 1 <= 1000 / 16 + 1);	// under 6.3% wide
+	CHECK(LiveHistogram::high(LiveHistogram::buckets - 1) == UINT64_MAX);
+	for (unsigned i = 1; i < LiveHistogram::buckets; i++)	// contiguous, in order
+		REQUIRE(LiveHistogram::low(i) == LiveHistogram::high(i - 1) + 1);
+
+	std::vector<std::uint64_t> counts(LiveHistogram::buckets, 0);
+	CHECK(LiveHistogram::percentile(counts, 0.5) == 0);
+	counts[Histogram::index(100000) / LiveHistogram::group] = 98;	// 98 I/Os near 100 us, 2 near 5 ms
+	counts[Histogram::index(5000000) / LiveHistogram::group] = 2;
+	CHECK(LiveHistogram::percentile(counts, 0.5) == doctest::Approx(100000).epsilon(0.04));
+	CHECK(LiveHistogram::percentile(counts, 0.98) == doctest::Approx(100000).epsilon(0.04));
+	CHECK(LiveHistogram::percentile(counts, 0.99) == doctest::Approx(5000000).epsilon(0.04));
 }
 
 } // TEST_SUITE("stats")
