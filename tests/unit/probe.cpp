@@ -27,7 +27,7 @@ TEST_CASE("probe: a genuine file keeps all of it, and gets its units back")
 	REQUIRE(pwrite(raw, "precious", 8, 0) == 8);
 	ProbeResult r;
 	r.claimed = 128 * MiB;
-	Prober p(Fd(raw), false, false, 42, false, r);
+	Prober p(Fd(raw), false, 42, false, r);
 	REQUIRE_FALSE(p.setup(path));
 	REQUIRE_FALSE(probe(p, r, [] { return Error{}; }));
 	CHECK(r.kind == UnitKind::good);
@@ -51,7 +51,7 @@ TEST_CASE("probe: a target too small for 0.1% is an error that says so")
 	REQUIRE(ftruncate(raw, static_cast<off_t>(16 * MiB)) == 0);
 	ProbeResult r;
 	r.claimed = 16 * MiB;
-	Prober p(Fd(raw), false, false, 42, false, r);
+	Prober p(Fd(raw), false, 42, false, r);
 	REQUIRE_FALSE(p.setup(path));
 	Error e = probe(p, r, [] { return Error{}; });
 	CHECK(e.status == exit_runtime);
