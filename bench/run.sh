@@ -27,6 +27,8 @@
 #   BENCH_CASES=          the cases to run, e.g. "rand_cached seq_read" (default all)
 #   BENCH_FAST_SIZE=1g    bytes of the fast device (a zram device of its own,
 #                         made and removed by this script; root only)
+#   BENCH_TIO=            a built t/io_uring (fio's raw loop), the fast_u* cases' limit
+#   BENCH_FIO_SRC=        or a fio source tree to build it in
 #   BENCH_DIR=            scratch parent (default /var/tmp, else the repo's
 #                         parent; never a memory-backed file system)
 #
@@ -90,6 +92,14 @@ FAST_HALF=$((FAST_BYTES / 2))
 # is measured around the processes for every tool (OUTSIDE=1): io_uring
 # hands I/O on zram to the kernel's io-wq worker threads, which fio's own
 # accounting (its job thread's rusage) leaves out.
+# fast_u* are the queued path at every depth (issue 28): sdb -q N against
+# fio's io_uring engine at its best settings ($FIO_BEST: fixed buffers,
+# registered files, no polling, no SQ thread) and fio's own raw loop
+# t/io_uring (-p0 -O1 -F1 -B1 -R1, a submit and complete batch of a quarter
+# of the depth), the limit; its I/Os are the zram device's reads
+# completed during its run (it prints no total).  t/io_uring is not in
+# Debian's fio: BENCH_TIO names a built one, or BENCH_FIO_SRC a fio source
+# tree to build it in (./configure; make t/io_uring); else its column is n/a.
 # etcd is etcd's disk check (its documentation's fio job): 2300-byte writes,
 # each followed by an fdatasync, into a new file ($E, removed and the file
 # system synced before every run); its value is the p99 of the syncs alone
@@ -131,6 +141,27 @@ fast_q32    | IOPS  | uring| limit    | uring                                  |
 fast_q32j2  | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32 -j 2   | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" -f "$Z"
 fast_q32j2  | IOPS  | fio  | peer+cpu | fio io_uring QD32 numjobs=2            | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --direct=1 --numjobs=2 --group_reporting --size="$FAST_HALF" --offset_increment="$FAST_HALF" --time_based --runtime="$SECS"
 fast_q32j2  | IOPS  | uring| limit    | uring -j 2                             | OUTSIDE=1 uring_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" "$Z"
+fast_u1     | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 1         | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 1 -t "$SECS" -f "$Z"
+fast_u1     | IOPS  | fio  | peer+cpu | fio io_uring best, QD1                 | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=1 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u1     | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 1 -s 1 -c 1 -n1
+fast_u4     | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 4         | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 4 -t "$SECS" -f "$Z"
+fast_u4     | IOPS  | fio  | peer+cpu | fio io_uring best, QD4                 | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=4 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u4     | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 4 -s 1 -c 1 -n1
+fast_u16    | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 16        | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 16 -t "$SECS" -f "$Z"
+fast_u16    | IOPS  | fio  | peer+cpu | fio io_uring best, QD16                | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=16 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u16    | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 16 -s 4 -c 4 -n1
+fast_u32    | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32        | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 32 -t "$SECS" -f "$Z"
+fast_u32    | IOPS  | fio  | peer+cpu | fio io_uring best, QD32                | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u32    | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 32 -s 8 -c 8 -n1
+fast_u128   | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 128       | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 128 -t "$SECS" -f "$Z"
+fast_u128   | IOPS  | fio  | peer+cpu | fio io_uring best, QD128               | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=128 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u128   | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 128 -s 32 -c 32 -n1
+fast_u256   | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 256       | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_SIZE" -q 256 -t "$SECS" -f "$Z"
+fast_u256   | IOPS  | fio  | peer+cpu | fio io_uring best, QD256               | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=256 $FIO_BEST --direct=1 --size="$FAST_BYTES" --time_based --runtime="$SECS"
+fast_u256   | IOPS  | tio  | limit    | t/io_uring                             | OUTSIDE=1 tio_run -d 256 -s 32 -c 32 -n1
+fast_u32j2  | IOPS  | sdb  | sdb      | fast: 4k rand read, zram, -q 32 -j 2   | OUTSIDE=1 sdb_run iops -r -D -m rand -b 4k -s "$FAST_HALF" -q 32 -j 2 -t "$SECS" -f "$Z"
+fast_u32j2  | IOPS  | fio  | peer+cpu | fio io_uring best, QD32 numjobs=2      | OUTSIDE=1 fio_run iops read --filename="$Z" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 $FIO_BEST --direct=1 --numjobs=2 --group_reporting --size="$FAST_HALF" --offset_increment="$FAST_HALF" --time_based --runtime="$SECS"
+fast_u32j2  | IOPS  | tio  | limit    | t/io_uring -n2                         | OUTSIDE=1 tio_run -d 32 -s 8 -c 8 -n2
 etcd        | ms    | sdb  | sdb      | etcd: 2300 B writes + fdatasync, p99   | rm -f "$E"; sync; sdb_run sync_p99 -w -R -b 2300 -s 22m --fsync 1 -f "$E"
 etcd        | ms    | fio  | peer     | fio sync fdatasync=1                   | rm -f "$E"; sync; fio_run sync_p99 write --filename="$E" --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=2300
 mix         | IOPS  | sdb  | sdb      | 4k rand 70% read, O_DIRECT, 1 thread   | sdb_run iops -M 70 -m rand -b 4k -D -R --force -s "$DISK_SIZE" -t "$SECS" -f "$W"
@@ -217,6 +248,16 @@ LOOP=$ROOT/bench/loop
 [ "$LOOP" -nt "$LOOP.c" ] || cc -O2 -o "$LOOP" "$LOOP.c" || die "cannot build bench/loop.c"
 URING=$ROOT/bench/uring
 [ "$URING" -nt "$URING.c" ] || cc -O2 -pthread -o "$URING" "$URING.c" || die "cannot build bench/uring.c"
+FIO_BEST="--hipri=0 --fixedbufs=1 --registerfiles=1 --sqthread_poll=0"
+TIO=${BENCH_TIO:-}
+if [ -z "$TIO" ] && [ -n "${BENCH_FIO_SRC:-}" ]; then
+	if [ -x "$BENCH_FIO_SRC/t/io_uring" ] ||
+	   { (cd "$BENCH_FIO_SRC" && { [ -f config-host.mak ] || ./configure >/dev/null; } && make t/io_uring >/dev/null) >&2; }; then
+		TIO=$BENCH_FIO_SRC/t/io_uring
+	else
+		say "bench: cannot build t/io_uring in $BENCH_FIO_SRC: its column will be n/a"
+	fi
+fi
 F=$DIR/f	# BENCH_DISK_SIZE of pseudo-random bytes; F.0..F.31 are hard links to it
 W=$DIR/w	# the write target, laid out before the first timed write
 Q=$DIR/q	# the quick check's file, removed before every run
@@ -313,6 +354,22 @@ uring_run() {
 	rc=$?
 	[ $rc = 0 ] || { fail uring $rc; return; }
 	limit_value "$metric" "$out"
+}
+
+# tio_run ARGS...: t/io_uring on $Z for SECS seconds; IOPS from the
+# device's reads completed over the wall time of its process.
+tio_run() {
+	local r0 r1 t0 t1 rc ops
+	[ -n "$TIO" ] || { say "    tio: no t/io_uring (set BENCH_TIO or BENCH_FIO_SRC)"; echo n/a; return; }
+	r0=$(awk '{ print $1 }' "/sys/block/zram$ZRAM/stat")
+	t0=${EPOCHREALTIME/./}
+	timed "$TIO" "$@" -b 4096 -p0 -O1 -F1 -B1 -R1 -r "$SECS" "$Z" >"$LOG" 2>&1
+	rc=$?
+	t1=${EPOCHREALTIME/./}
+	[ $rc = 0 ] || { fail tio $rc; return; }
+	r1=$(awk '{ print $1 }' "/sys/block/zram$ZRAM/stat")
+	ops=$((r1 - r0))
+	echo "$(awk -v o=$ops -v d=$((t1 - t0)) 'BEGIN { printf "%.0f", o / (d / 1e6) }') $(cpu_per_io "$ops" -)"
 }
 
 # both CMD...: CMD twice at the same time; fails if either does.

@@ -73,6 +73,7 @@ struct Plan {
 	// io_uring: most SQEs per io_uring_enter (0: all that are queued).  At
 	// QD32 on a virtio disk 4 gave more IOPS than 1 (a syscall per I/O)
 	// and than all at once (the device idles while the batch is built).
+	// Not where every I/O goes to io-wq: all at once there (ring_for()).
 	unsigned submit_batch = 4;
 	// io_uring: completions one io_uring_enter waits for; 0: one, or a
 	// quarter of the depth where every I/O goes to io-wq (see ring_for()).

@@ -167,17 +167,38 @@ struct Report {
 	bool header_shown = false;	// run_header() went to the terminal before the run
 };
 
-
-// CPU time of the whole process (all threads) during the run.
+// CPU time of the whole process (all threads, the kernel's io-wq workers
+// among them) during the window, and per I/O: ns_per_io from the seconds
+// (-1 with no I/O), cycles_per_io from the PMU where it was counted.
 struct CpuTime {
 	double user = 0, system = 0;
+	double ns_per_io = -1;
+	std::optional<double> cycles_per_io;
 };
 
-CpuTime cpu_time(const RunResult &r)
+CpuTime cpu_time(const RunResult &r, std::uint64_t ops)
 {
 	auto secs = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
-	return {secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime),
-		secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime)};
+	CpuTime c;
+	c.user = secs(r.usage_after.ru_utime) - secs(r.usage_before.ru_utime);
+	c.system = secs(r.usage_after.ru_stime) - secs(r.usage_before.ru_stime);
+	if (ops == 0)
+		return c;
+	c.ns_per_io = (c.user + c.system) * 1e9 / static_cast<double>(ops);
+	const std::optional<std::uint64_t> &a = r.counters_before.cycles, &b = r.counters_after.cycles;
+	if (a && b && *b >= *a)
+		c.cycles_per_io = static_cast<double>(*b - *a) / static_cast<double>(ops);
+	return c;
+}
+
+// -v: "CPU per I/O: 3.10 us, 8512 cycles".
+std::string cpu_per_io_line(const CpuTime &c)
+{
+	if (c.ns_per_io < 0)
+		return "CPU per I/O: - (no I/O)";
+	return format("CPU per I/O: %.2f us, %s", c.ns_per_io / 1e3,
+		      c.cycles_per_io ? format("%.0f cycles", *c.cycles_per_io).c_str()
+				      : "cycles unavailable (no readable PMU)");
 }
 
 std::string describe_run(const Plan &p)
@@ -680,8 +701,10 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Write cache: the rate fell after %s written (%.2f s), from %s to %s: "
 			     "a write cache of about %s\n", format_bytes(c->offset).c_str(), c->seconds,
 			     format_rate(c->before).c_str(), format_rate(c->after).c_str(), about_bytes(c->offset).c_str());
-	CpuTime cpu = cpu_time(r.ex->result);
+	CpuTime cpu = cpu_time(r.ex->result, t.ops);
 	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
+	if (r.env)
+		std::fprintf(out, "%s\n", cpu_per_io_line(cpu).c_str());
 	if (r.ex->result.interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
@@ -876,9 +899,11 @@ void print_json(std::FILE *out, const Report &r)
 			      json_total_sides(r).c_str());
 		if (std::optional<RateOutcome> rate = rate_outcome(*r.plan, *r.ex))	// only with --rate: a closed
 			doc += ",\n \"rate\": " + json_rate(*rate);				// loop's document is as it was
-		CpuTime cpu = cpu_time(r.ex->result);
-		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s}", json_number(cpu.user).c_str(),
-			      json_number(cpu.system).c_str());
+		CpuTime cpu = cpu_time(r.ex->result, t.ops);
+		doc += format(",\n \"cpu\": {\"user_seconds\": %s, \"system_seconds\": %s, \"ns_per_io\": %s, \"cycles_per_io\": %s}",
+			      json_number(cpu.user).c_str(), json_number(cpu.system).c_str(),
+			      cpu.ns_per_io < 0 ? "null" : json_number(cpu.ns_per_io).c_str(),
+			      cpu.cycles_per_io ? json_number(*cpu.cycles_per_io).c_str() : "null");
 		if (r.verdict)
 			doc += ",\n \"device\": " + json_device(*r.verdict);
 		if (r.plan->opt.verify)

@@ -1,8 +1,9 @@
 // stack: where the bytes end up and whose they are.  The levels below the
 // target's device (a loop device's backing file's device, and so on down:
 // stack_below), sdb's own I/O (/proc/self/io, with a FUSE daemon's that
-// serves the target: own_io), and the CPU quotas of sdb's cgroup and its
-// ancestors (their throttling counters: cpu_quotas).  A Watch says what
+// serves the target: own_io), the CPU quotas of sdb's cgroup and its
+// ancestors (their throttling counters: cpu_quotas), and the CPU cycles of
+// sdb's threads where the PMU is readable (cycle_counter).  A Watch says what
 // to read, read_counters() reads it where the timed window opens and after
 // the last thread ends (run.h), and the checks judge on the deltas.
 #pragma once
@@ -21,7 +22,9 @@
 #include <string>
 #include <vector>
 
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -223,20 +226,39 @@ std::vector<CpuQuota> cpu_quotas(const std::string &proc_cgroup = "/proc/self/cg
 	return quotas;
 }
 
+// The CPU cycles of this thread and of every thread it starts from now on
+// (inherit: the workers, and the kernel's io-wq workers they start, which
+// do a queued run's I/O on a device that cannot be tried without blocking),
+// counted by the PMU in user and kernel mode; read() sums them.  Opened
+// before the workers start.  None where the PMU is not there or not ours
+// to read (a VM without one: ENOENT; perf_event_paranoid: EACCES).
+Fd cycle_counter()
+{
+	perf_event_attr a {};
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.inherit = 1;
+	a.exclude_hv = 1;
+	return Fd(static_cast<int>(syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+}
+
 // What read_counters() reads at both ends of the timed window.
 struct Watch {
 	std::vector<Device> below;	// the stack under the target's device (stack_below)
 	bool own = false;		// sdb's own I/O (/proc/self/io)
 	std::vector<pid_t> helpers;	// processes whose I/O is sdb's (FUSE daemons)
 	std::vector<CpuQuota> quotas;	// CPU quotas over sdb
+	Fd cycles;			// cycle_counter(), where the PMU is readable
 };
 
 // The watch for a run on device: the stack and sdb's I/O unless --cached
-// (nothing to check then), the CPU quotas always.
+// (nothing to check then), the CPU quotas and cycles always.
 Watch watch_for(const Plan &plan, const Device &device)
 {
 	Watch w;
 	w.quotas = cpu_quotas();
+	w.cycles = cycle_counter();
 	if (plan.opt.cached || device.stats.empty())
 		return w;
 	w.below = stack_below(device);
@@ -249,6 +271,7 @@ struct Counters {
 	std::vector<std::vector<std::string>> below;	// each level's stat lines
 	std::optional<ProcIo> own;			// sdb's and its helpers', summed
 	std::vector<std::optional<Throttling>> quotas;	// each quota's cgroup's
+	std::optional<std::uint64_t> cycles;		// every thread's so far, where counted
 };
 
 ProcIo operator+(ProcIo a, const ProcIo &b)
@@ -277,6 +300,9 @@ Counters read_counters(const Watch &w)
 	}
 	for (const CpuQuota &q : w.quotas)
 		c.quotas.push_back(read_throttling(q));
+	std::uint64_t cycles = 0;
+	if (w.cycles && read(w.cycles.get(), &cycles, sizeof cycles) == static_cast<ssize_t>(sizeof cycles))
+		c.cycles = cycles;
 	return c;
 }
 

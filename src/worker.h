@@ -272,10 +272,47 @@ std::optional<double> cachestat_fraction(int fd, std::uint64_t base, std::uint64
 	return std::min(1.0, static_cast<double>(cs.cache) / static_cast<double>((size + page - 1) / page));
 }
 
+// mincore(2)'s count of [base, base+size) of a file (page-aligned) in the
+// page cache: exact up to mincore_sample pages, else a sample of
+// mincore_windows windows spread evenly over the range, so that the cost
+// does not grow with the range (a full scan of -j 256 regions of 4 GiB
+// kept the window from opening for 11-13 s here, against 1 s): the
+// fraction then is an estimate, a few percent wide, enough for the 2% of
+// the eviction warning.  One mapping of the whole range (address space
+// only, nothing populated), since mmap and munmap take the process's
+// mmap lock, which every thread's preparation would queue on.  0 where
+// the file cannot be mapped.
+constexpr std::uint64_t mincore_windows = 256, mincore_window_pages = 16;
+constexpr std::uint64_t mincore_sample = mincore_windows * mincore_window_pages;
+
+double mincore_fraction(int fd, std::uint64_t base, std::uint64_t size, std::uint64_t page)
+{
+	const std::uint64_t pages = (size + page - 1) / page;
+	const bool whole = pages <= mincore_sample;
+	const std::uint64_t windows = whole ? 1 : mincore_windows, per = whole ? pages : mincore_window_pages;
+	void *map = mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base));
+	if (map == MAP_FAILED)
+		return 0;
+	std::vector<unsigned char> vec(static_cast<std::size_t>(per));
+	std::uint64_t in_core = 0, seen = 0;
+	for (std::uint64_t k = 0; k < windows; k++) {
+		const std::uint64_t first = whole ? 0 : (pages - per) * k / (windows - 1);
+		const std::uint64_t len = std::min(per * page, size - first * page);
+		if (mincore(static_cast<char *>(map) + first * page, static_cast<std::size_t>(len), vec.data()) != 0)
+			continue;
+		for (std::uint64_t i = 0; i < (len + page - 1) / page; i++)
+			in_core += vec[i] & 1;
+		seen += (len + page - 1) / page;
+	}
+	munmap(map, static_cast<std::size_t>(size));
+	return seen ? static_cast<double>(in_core) / static_cast<double>(seen) : 0;
+}
+
 // Fraction of [base, base+size) of a file that is in the page cache: from
-// cachestat(2), else mincore(2) where it tells the truth (since Linux 5.0
-// it says "all resident" for a file the caller may not write); -1 when
-// neither can say.
+// cachestat(2), exact, at the cost of the pages cached (few after an
+// eviction), else mincore(2) where it tells the truth (since Linux 5.0
+// it says "all resident" for a file the caller may not write), sampled
+// over a large range; -1 when neither can say.
 double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 {
 	std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -287,22 +324,7 @@ double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 		return *cached;
 	if (faccessat(AT_FDCWD, format("/proc/self/fd/%d", fd).c_str(), W_OK, AT_EACCESS) != 0)
 		return -1;
-	const std::uint64_t window = GiB;	// mincore wants a byte per page: 256 KiB a window
-	std::vector<unsigned char> vec(window / page);
-	std::uint64_t in_core = 0, pages = 0;
-	for (std::uint64_t at = 0; at < size; at += window) {
-		std::size_t len = static_cast<std::size_t>(std::min(window, size - at));
-		void *map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base + at));
-		if (map == MAP_FAILED)
-			return 0;
-		std::size_t n = (len + page - 1) / page;
-		if (mincore(map, len, vec.data()) == 0)
-			for (std::size_t i = 0; i < n; i++)
-				in_core += vec[i] & 1;
-		pages += n;
-		munmap(map, len);
-	}
-	return static_cast<double>(in_core) / static_cast<double>(pages);
+	return mincore_fraction(fd, base, size, page);
 }
 
 // Fraction of the file's part of this thread's region in the page cache.
@@ -389,10 +411,20 @@ Error memlock_hint(Error e, rlim_t limit)
 
 // The thread's ring for -q: set up, with the target and the slot buffers
 // registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
-// worker, each completion would wake this thread on its own: it waits for
-// a quarter of the depth instead (the workers, not the depth, bound what
-// runs at once there).  Elsewhere it waits for one, as fio does, so that
-// the device always has the full depth.
+// worker (punted), each completion would wake this thread on its own: it
+// waits for a quarter of the depth instead (the workers, not the depth,
+// bound what runs at once there), and hands the refills of that batch to
+// the kernel in the same io_uring_enter: about one call per batch (0.07
+// calls per I/O at -q 32 on zram; split in 4s it was 0.25, t/io_uring's
+// 0.125).  The I/Os still go to io-wq straight away (IOSQE_ASYNC, see
+// attach()), with the kernel's cap on its workers: on zram, on a loaded
+// 2-CPU VM, without IOSQE_ASYNC the submitting thread tries each first and
+// read slower (-q 16 166k against 261k a second, -q 32 -j 2 248k against
+// 327k), and capping the workers at the CPUs
+// (IORING_REGISTER_IOWQ_MAX_WORKERS) read slower at -q 32 in 3 of 4
+// alternated rounds for no measurable CPU per I/O.  Elsewhere it waits
+// for one, as fio does, so that the device always has the full depth, and
+// submits in plan.submit_batch.
 Error ring_for(Worker &w)
 {
 	const Plan &plan = *w.plan;
@@ -400,7 +432,7 @@ Error ring_for(Worker &w)
 	const bool punted = blocks_always(w);
 	unsigned wait = plan.wait_batch ? plan.wait_batch : punted ? std::max(depth / 4, 1u) : 1;
 	w.ring = std::make_unique<Ring>();
-	if (Error e = w.ring->setup(depth, plan.submit_batch, wait)) {
+	if (Error e = w.ring->setup(depth, punted ? 0 : plan.submit_batch, wait)) {
 		rlimit memlock {};
 		return getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 ? memlock_hint(std::move(e), memlock.rlim_cur) : e;
 	}

@@ -3033,6 +3033,63 @@ else
 fi
 fi
 
+# ------------------------------------------------------------ cpu-per-io
+# The CPU per I/O: JSON cpu.ns_per_io is the window's user + system time
+# over its I/Os; -v prints it in microseconds, with cycles or why not.
+if section cpu-per-io; then
+	cp_dir=$work/cpu-per-io
+	mkdir -p "$cp_dir"
+	head -c $((16 << 20)) /dev/urandom >"$cp_dir/f"
+	run --json -r -m rand -b 4k -q 4 -s 16m -t 0.5 -f "$cp_dir/f"
+	check "cpu-per-io: a -q 4 run: exit 0, ns_per_io a positive number" "0 true" \
+		"$rc $(jq '.cpu.ns_per_io | type == "number" and . > 0' <<<"$out")"
+	check "cpu-per-io: ns_per_io is (user + system seconds) / total.ops, to the rounding" true \
+		"$(jq '((.cpu.user_seconds + .cpu.system_seconds) * 1e9 / .total.ops) as $n |
+			(.cpu.ns_per_io - $n) | fabs <= 0.001 * $n + 1' <<<"$out")"
+	check "cpu-per-io: cycles_per_io is null or a positive number" true \
+		"$(jq '.cpu.cycles_per_io | . == null or (type == "number" and . > 0)' <<<"$out")"
+	run -v -r -m rand -b 4k -s 16m -t 0.3 -f "$cp_dir/f"
+	matches "cpu-per-io: -v prints the CPU per I/O in us, with cycles or why not" \
+		"$(grep '^CPU per I/O: ' <<<"$out")" "CPU per I/O: [0-9]*.[0-9][0-9] us, @(+([0-9]) cycles|cycles unavailable (no readable PMU))"
+	run -r -m rand -b 4k -s 16m -t 0.3 -f "$cp_dir/f"
+	lacks "cpu-per-io: without -v, no such line" "$out" "CPU per I/O"
+	rm -rf "$cp_dir"
+fi
+
+# ------------------------------------------------------------ evict-held
+# A read evicts its region first and says how much stayed cached: pages
+# another process maps cannot be dropped.  The check is bounded (cachestat,
+# or mincore sampled over a large region), and still tells half from none.
+if section evict-held; then
+	eh_dir=$work/evict-held
+	mkdir -p "$eh_dir"
+	if [[ $(stat -f -c %T "$eh_dir") == tmpfs || $(stat -f -c %T "$eh_dir") == ramfs ]] || ! command -v python3 >/dev/null; then
+		skipped "evict-held" "needs python3 and a scratch directory on a disk (not tmpfs)"
+	else
+		head -c $((64 << 20)) /dev/urandom >"$eh_dir/f"
+		sync "$eh_dir/f"
+		python3 -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 32 << 20, prot=mmap.PROT_READ)
+s = sum(m[i] for i in range(0, len(m), 4096))
+open(sys.argv[2], "w").close()
+time.sleep(60)' "$eh_dir/f" "$eh_dir/held" &
+		eh_pid=$!
+		for try in $(seq 100); do [ -e "$eh_dir/held" ] && break; sleep 0.1; done
+		run --json -r -m rand -b 4k -t 0.3 -f "$eh_dir/f"
+		pct=$(jq -r '.warnings[] | select(test("stayed in the page cache after eviction")) | capture(": (?<p>[0-9]+)% of the file").p' <<<"$out")
+		check "evict-held: half the file mapped by another process: exit 0, the warning says about 50%" "0 true" \
+			"$rc $( [ -n "$pct" ] && [ "$pct" -ge 40 ] && [ "$pct" -le 60 ] && echo true || echo "false ($pct)")"
+		kill "$eh_pid"
+		wait "$eh_pid" 2>/dev/null
+		run --json -r -m rand -b 4k -t 0.3 -f "$eh_dir/f"
+		check "evict-held: nobody holds it: exit 0, no such warning" "0 false" \
+			"$rc $(jq '.warnings | any(test("stayed in the page cache"))' <<<"$out")"
+	fi
+	rm -rf "$eh_dir"
+fi
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 echo "cli: $pass $fail $skip" >>"$counts"
 [ "$fail" -eq 0 ]

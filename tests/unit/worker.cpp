@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 TEST_SUITE("worker") {
@@ -175,6 +176,38 @@ TEST_CASE("-q refused for memory under a small RLIMIT_MEMLOCK: the error says ul
 	CHECK(memlock_hint(refused, RLIM_INFINITY).msg == refused.msg);	// no limit: not the cause
 	Error other = runtime_error("-q 32: io_uring is not available: %s", std::strerror(EPERM));
 	CHECK(memlock_hint(other, 64 * 1024).msg == other.msg);
+}
+
+TEST_CASE("mincore_fraction: exact over a small range, a true sample over a large one")
+{
+	char path[] = "/var/tmp/sdb-mincore.XXXXXX";	// not /tmp: a tmpfs cannot evict
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	unlink(path);
+	const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)), size = 64 * MiB;
+	std::vector<char> block(MiB, 'x');
+	for (std::uint64_t at = 0; at < size; at += MiB)
+		REQUIRE(pwrite(fd, block.data(), block.size(), static_cast<off_t>(at)) == static_cast<ssize_t>(MiB));
+	REQUIRE(fdatasync(fd) == 0);
+	REQUIRE(posix_fadvise(fd, 0, static_cast<off_t>(size), POSIX_FADV_DONTNEED) == 0);
+	CHECK(mincore_fraction(fd, 0, size, page) < 0.05);
+
+	// Another holder keeps the first half cached: mapped pages survive an eviction.
+	void *held = mmap(nullptr, size / 2, PROT_READ, MAP_SHARED, fd, 0);
+	REQUIRE(held != MAP_FAILED);
+	unsigned sum = 0;
+	for (std::uint64_t at = 0; at < size / 2; at += page)
+		sum += static_cast<unsigned char>(static_cast<const char *>(held)[at]);
+	CHECK(sum == 'x' * (size / 2 / page));
+	posix_fadvise(fd, 0, static_cast<off_t>(size), POSIX_FADV_DONTNEED);
+	CHECK(size / page > mincore_sample);	// sampled
+	const double half = mincore_fraction(fd, 0, size, page);
+	CHECK(half > 0.45);
+	CHECK(half < 0.55);
+	CHECK(mincore_fraction(fd, 0, 8 * MiB, page) == 1.0);	// exact: all of it held
+	CHECK(mincore_fraction(fd, 48 * MiB, 8 * MiB, page) == 0.0);
+	munmap(held, size / 2);
+	close(fd);
 }
 
 } // TEST_SUITE("worker")
