@@ -10,7 +10,7 @@
 // or a run).
 // Errors travel up as Error values (base.h) and the mode that ran prints
 // its one line (print_error) and returns its exit status; a worker records
-// its error with fail() (worker.h), which stops every thread.  The tests
+// its error with fail() (loops.h), which stops every thread.  The tests
 // reach the modules without a second copy: tests/unit/MODULE.cpp includes
 // src/MODULE.h, and tests/fuzz_parse.cpp includes this file with
 // SDB_NO_MAIN.
@@ -25,7 +25,8 @@
 #include "src/plan.h"	// targets, sizes, alignment, safety: make_plan()
 #include "src/buffer.h"	// aligned huge-page buffers, the -R fill
 #include "src/uring.h"	// Ring: io_uring through raw syscalls
-#include "src/worker.h"	// Worker: prepare, the timed loops, the final fdatasync
+#include "src/worker.h"	// Worker: open, lay out, evict, the ring: prepare() before the barrier
+#include "src/loops.h"	// the timed loops at depth 1 and N, pass ends, --ramp, the final fdatasync
 #include "src/device.h"	// the block device under the target, counters, holes, link
 #include "src/stack.h"	// the stack below the device, sdb's own I/O, CPU quotas
 #include "src/run.h"	// barrier, supervisor, signals, Totals: execute()

@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "buffer.h"
 #include "worker.h"
+#include "loops.h"
 #include "device.h"
 #include "stack.h"
 

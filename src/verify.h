@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "buffer.h"
 #include "worker.h"
+#include "loops.h"
 #include "run.h"
 
 #include <algorithm>
