@@ -189,6 +189,51 @@ std::uint64_t total_done(const Shared &s)
 	return sum;
 }
 
+// The wait of a thread at -q N has no timeout (Ring::submit_and_wait), and
+// the kernel once lost its wake-up: every I/O done, none reaped, the run
+// held for minutes.  So the supervisor nudges: a worker with a ring that
+// has moved no byte for a second gets SIGURG, whose handler only counts
+// it (g_nudged; SA_RESTART): the wait ends or starts again, and entering
+// again reaps what had come.  A thread that is only slow (a device that takes more
+// than a second per I/O) is woken for nothing, once a second, and waits
+// again.  Off at depth 1, where no thread waits in a ring.
+std::atomic<unsigned> g_nudged {0};	// the nudges a thread took, for the tests
+
+class Nudger {
+public:
+	explicit Nudger(const Shared &s, const Plan &plan, std::int64_t now)
+		: on_(plan.opt.queue_depth > 1), seen_(s.workers.size(), {0, now})
+	{
+		if (on_) {
+			struct sigaction sa {};
+			sa.sa_handler = [](int) { g_nudged.fetch_add(1, std::memory_order_relaxed); };
+			sa.sa_flags = SA_RESTART;
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGURG, &sa, nullptr);
+		}
+	}
+
+	// Once per sample: who has not moved since a second ago.
+	void tick(const Shared &s, std::int64_t now)
+	{
+		if (!on_)
+			return;
+		for (std::size_t i = 0; i < seen_.size() && i < s.threads.size(); i++) {
+			const std::uint64_t bytes = s.workers[i]->bytes_done.load(std::memory_order_relaxed);
+			if (bytes != seen_[i].first) {
+				seen_[i] = {bytes, now};
+			} else if (now - seen_[i].second >= 1000000000) {
+				pthread_kill(s.threads[i], SIGURG);	// a thread that has ended ignores it
+				seen_[i].second = now;
+			}
+		}
+	}
+
+private:
+	const bool on_;
+	std::vector<std::pair<std::uint64_t, std::int64_t>> seen_;	// bytes done, and since when
+};
+
 // All the bytes a run is to move: the end the progress line counts to.
 std::uint64_t planned_bytes(const Plan &plan)
 {
@@ -435,17 +480,21 @@ private:
 // there, and the workers go on (ramp_over; see await_window() and
 // open_window()).  Each drops what it counted in the ramp; the sampler's
 // latency counts start over there too.
-void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter, LatencySampler &latency)
+void run_ramp(Shared &s, const Plan &plan, RunResult &r, Waiter &waiter, LatencySampler &latency, Nudger &nudger)
 {
 	std::int64_t ramp_end = now_ns() + static_cast<std::int64_t>(plan.opt.ramp * 1e9);
 	for (auto &w : s.workers)
 		w->ramp_end_ns = ramp_end;
 	s.gate.release();
 	unsigned n = s.gate.workers;
-	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns())
+	for (std::int64_t now = now_ns(); now < ramp_end && s.gate.done.load() < n; now = now_ns()) {
+		nudger.tick(s, now);
 		waiter.wait(static_cast<int>(std::min<std::int64_t>((ramp_end - now + 999999) / 1000000, 100)), r.interrupted);
-	while (!all_drained(s) && !g_stop.raised())	// nothing of the ramp in flight
+	}
+	while (!all_drained(s) && !g_stop.raised()) {	// nothing of the ramp in flight
+		nudger.tick(s, now_ns());
 		waiter.wait(1, r.interrupted);
+	}
 	r.stats_before = read_stats(r.stat_files);
 	r.counters_before = read_counters(r.watch);
 	latency.take(s);	// the ramp's I/Os: not the window's
@@ -476,8 +525,9 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	if (plan.opt.start_at_ns)
 		r.start_late_ns = std::max<std::int64_t>(0, realtime_ns() - plan.opt.start_at_ns);
 	LatencySampler latency;	// without a ramp, every I/O it sees is the window's
+	Nudger nudger(s, plan, now_ns());
 	if (plan.opt.ramp > 0 && !g_stop.raised()) {
-		run_ramp(s, plan, r, waiter, latency);
+		run_ramp(s, plan, r, waiter, latency, nudger);
 	} else {
 		r.stats_before = read_stats(r.stat_files);
 		r.counters_before = read_counters(r.watch);
@@ -498,6 +548,7 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 			continue;
 		}
 		next_sample += tick;
+		nudger.tick(s, now);
 		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
 			continue;
 		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s), latency.take(s)});

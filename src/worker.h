@@ -407,6 +407,16 @@ Error memlock_hint(Error e, rlim_t limit)
 	return e;
 }
 
+// The CPUs this process may run on (its affinity mask), at least 1.
+unsigned online_cpus()
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 1;
+	return std::max(1, CPU_COUNT(&set));
+}
+
 // The thread's ring for -q: set up, with the target and the slot buffers
 // registered.  Untimed, in prepare().  Where every I/O goes to an io-wq
 // worker (punted), each completion would wake this thread on its own: it
@@ -414,15 +424,20 @@ Error memlock_hint(Error e, rlim_t limit)
 // bound what runs at once there), and hands the refills of that batch to
 // the kernel in the same io_uring_enter: about one call per batch (0.07
 // calls per I/O at -q 32 on zram; split in 4s it was 0.25, t/io_uring's
-// 0.125).  The I/Os still go to io-wq straight away (IOSQE_ASYNC, see
-// attach()), with the kernel's cap on its workers: on zram, on a loaded
-// 2-CPU VM, without IOSQE_ASYNC the submitting thread tries each first and
-// read slower (-q 16 166k against 261k a second, -q 32 -j 2 248k against
-// 327k), and capping the workers at the CPUs
-// (IORING_REGISTER_IOWQ_MAX_WORKERS) read slower at -q 32 in 3 of 4
-// alternated rounds for no measurable CPU per I/O.  Elsewhere it waits
-// for one, as fio does, so that the device always has the full depth, and
-// submits in plan.submit_batch.
+// 0.125).  How many io-wq workers run at once is the kernel's choice: a
+// new one only when none runs (one per ring on zram, whose I/O never
+// sleeps), as fio and t/io_uring leave it; or, with IOSQE_ASYNC (fan_out),
+// a new one whenever none is free, up to the kernel's cap.  Measured on
+// zram, 2 CPUs, alternated medians of 7 (reads) and 5 (writes): reads are
+// better without at every depth in CPU per I/O (-q 128 2.62 against 3.12
+// us, -q 32 -j 2 2.96 against 3.55) and in IOPS from -q 32 up (-q 32
+// -j 2 588k against 485k a second), within the noise below; writes at
+// -q 32 with a CPU to spare are better with (481k against 421k a second,
+// 2.03 against 2.34 us), and with none to spare much worse (-j 2: 507k
+// against 963k).  So a write at -q 32 or more with fewer threads than
+// CPUs fans out, and nothing else.  Elsewhere (not punted) it waits for
+// one completion, as fio does, so that the device always has the full
+// depth, and submits in plan.submit_batch.
 Error ring_for(Worker &w)
 {
 	const Plan &plan = *w.plan;
@@ -434,7 +449,8 @@ Error ring_for(Worker &w)
 		rlimit memlock {};
 		return getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 ? memlock_hint(std::move(e), memlock.rlim_cur) : e;
 	}
-	w.ring->attach(w.fd.get(), is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, punted);
+	const bool fan_out = punted && is_write(plan.opt) && depth >= 32 && plan.opt.threads < online_cpus();
+	w.ring->attach(w.fd.get(), is_write(plan.opt), w.buffer, plan.slot_stride * plan.slots, fan_out);
 	return {};
 }
 

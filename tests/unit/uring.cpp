@@ -1,4 +1,4 @@
-// Unit tests of src/uring.h: Ring's bounded wait and its completions.
+// Unit tests of src/uring.h: Ring's waits and its completions.
 #include "../../src/uring.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -7,7 +7,7 @@
 
 TEST_SUITE("uring") {
 
-TEST_CASE("Ring: a wait for an I/O that does not come returns, and the I/O is reaped when it comes")
+TEST_CASE("Ring: --rate's bounded wait returns when no I/O comes, and the I/O is reaped when it comes")
 {
 	int p[2];
 	REQUIRE(pipe(p) == 0);
@@ -19,7 +19,7 @@ TEST_CASE("Ring: a wait for an I/O that does not come returns, and the I/O is re
 		ring.attach(p[0], false, buf, 0, false);
 		ring.queue(buf, sizeof buf, 0, 7);
 		alarm(20);	// a wait that never returns ends the test here, as a failure
-		CHECK(ring.submit_and_wait(1) == 0);	// nothing to read: the bounded wait ends
+		CHECK(ring.submit_and_wait_for(1, 20000000) == 0);	// nothing to read: the wait ends at its bound
 		unsigned index = 0;
 		int res = 0;
 		CHECK_FALSE(ring.reap(index, res));
