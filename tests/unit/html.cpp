@@ -3,17 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include "helpers.h"
+
 #include <string>
 
 namespace {
-std::size_t count_of(const std::string &s, const std::string &what)
-{
-	std::size_t n = 0;
-	for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
-		n++;
-	return n;
-}
-
 std::string page_of(const std::string &text)
 {
 	Json doc;
