@@ -48,7 +48,7 @@ std::string page_head(const std::string &title)
 	       ".hbar{fill:#1f6fb4}.hbar.write{fill:#e67e22}.hbar.old{fill:#aaa}.hbar.slow{fill:#c0392b}.hbar.same{fill:#bbb}\n"
 	       ".whisker{stroke:#222;fill:none}\n"
 	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px}\n"
-	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}\n"
+	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}.caption{font-size:11px;fill:#666}\n"
 	       "@media print{body{margin:0}svg{page-break-inside:avoid}}\n</style>\n</head>\n<body>\n<h1>" +
 	       html_text(title) + "</h1>\n";
 }
@@ -205,10 +205,13 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 		page += "<p>" + html_text(verdict_words(*d)) + "</p>\n";
 	page += html_warnings(doc);
 	if (rate.points.size() >= 2) {
-		page += svg_lines("Throughput over time", {rate}, LineStyle{}, mib_label);
-		page += svg_lines("IOPS over time", {iops}, LineStyle{}, count_label);
+		LineStyle time;	// the timeline starts where the timed window opens: with --ramp, at the ramp's end
+		if (double ramp = options->num("ramp"); ramp > 0)
+			time.caption = format("0 s is the end of the %g s ramp: the ramp is not timed and not drawn", ramp);
+		page += svg_lines("Throughput over time", {rate}, time, mib_label);
+		page += svg_lines("IOPS over time", {iops}, time, count_label);
 		if (p50.points.size() >= 2) {
-			LineStyle log;
+			LineStyle log = time;
 			log.log_y = true;
 			page += svg_lines(mix ? "Percentiles over time, reads and writes together (log scale)"
 					      : "Percentiles over time (log scale)",

@@ -3089,7 +3089,8 @@ fi
 # ------------------------------------------------------------ html-mix-ramp
 # --html for a -M mix: its reads and writes apart, each side's percentiles
 # (the JSON's total.read and total.write), beside the histogram of both
-# together.
+# together.  For a --ramp run, whose timeline starts at the ramp's end,
+# the time charts say so under their axis.
 if section html-mix-ramp; then
 	mr_dir=$work/html-mix-ramp
 	mkdir -p "$mr_dir"
@@ -3112,6 +3113,14 @@ if section html-mix-ramp; then
 		'<p>Latency, reads: min *, p50 *, max *.<br>*Latency, writes: min *, p50 *, max *.</p>'
 	run -r -f "$mr_dir/mixf" -s 16m -b 4k -m rand -t 0.5 --json --html "$mr_dir/read.html"
 	check "html-mix-ramp: a read alone: its page has no sides" "0 0" "$rc $(grep -c 'reads and writes' "$mr_dir/read.html")"
+	lacks "html-mix-ramp: no --ramp: no caption" "$(cat "$mr_dir/read.html")" 'class="caption"'
+	run -r -f "$mr_dir/mixf" -s 16m -b 4k -m rand --ramp 0.5 -t 1 --json --html "$mr_dir/ramp.html"
+	check "html-mix-ramp: --ramp 0.5 -t 1: exit 0, its timeline from the ramp's end (0 to 1 s)" "0 true" \
+		"$rc $(jq '.timeline[0].t > 0 and .timeline[0].t <= .timeline[-1].t and .timeline[-1].t <= 1.05' <<<"$out")"
+	check "html-mix-ramp: --ramp: throughput, IOPS and percentiles over time each say the ramp is not drawn" 3 \
+		"$(grep -c '<text [^>]*class="caption">0 s is the end of the 0.5 s ramp: the ramp is not timed and not drawn</text>' "$mr_dir/ramp.html")"
+	check "html-mix-ramp: --ramp: the latency distribution has no caption" 0 \
+		"$(sed -n '/aria-label="Latency distribution/,/<\/svg>/p' "$mr_dir/ramp.html" | grep -c 'class="caption"')"
 	rm -rf "$mr_dir"
 fi
 echo "cli: $pass passed, $fail failed, $skip skipped"

@@ -74,6 +74,24 @@ TEST_CASE("a mix's page: reads and writes apart, each with its percentiles; a si
 	CHECK(single.find("Latency distribution (20 I/Os, log scale)") != std::string::npos);
 }
 
+TEST_CASE("a --ramp run's time charts say that they start at the ramp's end; a run without one's say nothing")
+{
+	std::string doc = R"({"version": "0.1.0", "options": {"op": "read", "mode": "rand", "file": "f", "block_size": 4096,
+		"threads": 1, "ramp": 1.5}, "threads": [{"histogram": [[40960, 41215, 20]]}], "total": {"bytes": 1, "seconds": 2,
+		"bytes_per_second": 1, "iops": 1, "read": null, "write": null},
+		"timeline": [{"t": 1, "bytes_per_second": 4096, "p50_ns": 41000, "p99_ns": 41100},
+			     {"t": 2, "bytes_per_second": 8192, "p50_ns": 41000, "p99_ns": 41200}], "warnings": []})";
+	std::string page = page_of(doc);
+	CHECK(count_of(page, "<text x=\"80\" y=\"236\" class=\"caption\">0 s is the end of the 1.5 s ramp: the ramp is not "
+			     "timed and not drawn</text>") == 3);	// throughput, IOPS, percentiles over time
+	std::string plain = doc;
+	plain.replace(plain.find("\"ramp\": 1.5"), 11, "\"ramp\": null");
+	std::string none = page_of(plain);
+	CHECK(count_of(none, "<svg ") == 4);
+	CHECK(count_of(none, "class=\"caption\"") == 0);
+	CHECK(none.find("ramp") == none.find("\"ramp\": null") + 1);	// only in the document embedded
+}
+
 TEST_CASE("a quick suite's page: a bar per test in each chart, writes apart, the document embedded")
 {
 	std::string doc = R"({"version": "0.1.0", "quick": {"profile": "real", "file": "q"}, "suite": [
