@@ -1,7 +1,7 @@
 // charts: the SVG that --html's pages are drawn with, as text: html_text
 // (escaping), nice_step (tick steps), svg_lines (lines over a linear or
-// log axis, a mark on x: rates over time, percentiles over time, a
-// sweep's response curve), svg_latency (a histogram on a log axis with its
+// log axis, a mark on x, a caption: rates over time, percentiles over
+// time, a sweep's response curve), svg_latency (a histogram on a log axis with its
 // percentiles marked) and svg_bars (a bar a row with whiskers: the quick
 // suite, a fleet's hosts, a comparison).  No script, no reference to
 // anything outside the page.
@@ -65,13 +65,15 @@ struct Series {
 };
 
 // How svg_lines draws: steps (a rate held over the interval that ends at
-// x) or straight lines through dots; a linear or a log y axis; a marked x.
+// x) or straight lines through dots; a linear or a log y axis; a marked x;
+// a caption under the x axis, on its left (none when empty).
 struct LineStyle {
 	const char *x_unit = "s";
 	bool steps = true;
 	bool log_y = false;
 	std::optional<double> mark_x;
 	std::string mark_label;
+	std::string caption;
 };
 
 // Lines in a 640 x 240 box, with axes, ticks and their labels, and a
@@ -123,6 +125,8 @@ std::string svg_lines(const std::string &title, const std::vector<Series> &serie
 		s += format("<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%g</text>\n", px(x), h - bottom + 16, x);
 	double floor_y = style.log_y ? std::pow(10.0, lo) : 0;
 	s += format("<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"end\">%s</text>\n", w - right, h - 4, style.x_unit);
+	if (!style.caption.empty())
+		s += format("<text x=\"%d\" y=\"%d\" class=\"caption\">%s</text>\n", left, h - 4, html_text(style.caption).c_str());
 	s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>"
 		    "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\" class=\"axis\"/>\n",
 		    left, w - right, py(floor_y), py(floor_y), left, left, top, py(floor_y));

@@ -4,8 +4,8 @@
 // SVG (charts.h: no script, no network, no external reference), and the
 // document itself embedded as <script type="application/json"
 // id="sdb-result">.  A run's page: throughput, IOPS and percentiles over
-// time, the latency distribution, and a sweep's response curve where the
-// document has one; a suite's: a bar per test; a merge's: a bar per host;
+// time, the latency distribution (a mix's reads and writes also apart),
+// and a sweep's response curve where the document has one; a suite's: a bar per test; a merge's: a bar per host;
 // a comparison's: old against new, and each change with its interval.
 // Offers write_html() to sdb.cpp, for a run and for each mode's document.
 #pragma once
@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -46,7 +48,7 @@ std::string page_head(const std::string &title)
 	       ".hbar{fill:#1f6fb4}.hbar.write{fill:#e67e22}.hbar.old{fill:#aaa}.hbar.slow{fill:#c0392b}.hbar.same{fill:#bbb}\n"
 	       ".whisker{stroke:#222;fill:none}\n"
 	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px}\n"
-	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}\n"
+	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}.caption{font-size:11px;fill:#666}\n"
 	       "@media print{body{margin:0}svg{page-break-inside:avoid}}\n</style>\n</head>\n<body>\n<h1>" +
 	       html_text(title) + "</h1>\n";
 }
@@ -114,6 +116,42 @@ std::string svg_sweep(const Json &doc)
 	return svg_lines("Latency against load (log scale)", lines, style, ns_label);
 }
 
+// A mix's side of the total ("read" or "write") with its latency_ns;
+// null for a single-way run, whose sides are null.
+const Json *mix_side(const Json &total, const char *key)
+{
+	const Json *side = total.find(key, Json::Type::object);
+	return side && side->find("latency_ns", Json::Type::object) ? side : nullptr;
+}
+
+// A latency_ns object in words: "min .., p50 .., p99 .., p99.9 .., max ..".
+std::string latency_words(const Json &l)
+{
+	return format("min %s, p50 %s, p99 %s, p99.9 %s, max %s", ns_label(l.num("min")).c_str(), ns_label(l.num("p50")).c_str(),
+		      ns_label(l.num("p99")).c_str(), ns_label(l.num("p999")).c_str(), ns_label(l.num("max")).c_str());
+}
+
+// A mix's latency, reads and writes apart: a bar per side for its p50,
+// p99 and p99.9 (reads blue, writes orange), from total.read.latency_ns and
+// total.write.latency_ns (the document keeps one histogram a thread, of
+// both sides together).
+std::string svg_sides(const Json &reads, const Json &writes)
+{
+	const Json *r = reads.find("latency_ns", Json::Type::object), *w = writes.find("latency_ns", Json::Type::object);
+	std::vector<Bar> bars;
+	for (auto [key, name] : {std::pair<const char *, const char *>{"p50", "p50"}, {"p99", "p99"}, {"p999", "p99.9"}})
+		for (auto [side, who, css] : {std::tuple<const Json *, const char *, const char *>{r, "reads", "bar"},
+					      {w, "writes", "write"}}) {
+			Bar b;
+			b.label = std::string(who) + " " + name;
+			b.value = side->num(key);
+			b.css = css;
+			b.note = ns_label(b.value);
+			bars.push_back(b);
+		}
+	return svg_bars("Latency percentiles, reads and writes apart", bars, ns_label);
+}
+
 // The page for one run's document; doc_text: the document as printed.
 Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 {
@@ -152,26 +190,39 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 	page += format("<table><tr><th>Total</th><td>%s</td><td>%.2f IOPS</td><td>%s in %.3f s</td></tr></table>\n",
 		       html_text(format_rate(total->num("bytes_per_second"))).c_str(), total->num("iops"),
 		       html_text(format_bytes(json_whole(total->num("bytes")))).c_str(), total->num("seconds"));
+	const Json *reads = mix_side(*total, "read"), *writes = mix_side(*total, "write");
+	bool mix = reads && writes;
 	if (hist.count())
-		page += format("<p>Latency: min %s, p50 %s, p99 %s, p99.9 %s, max %s.</p>\n",
-			       html_text(format_ns(hist.min())).c_str(), html_text(format_ns(hist.percentile(0.5))).c_str(),
+		page += format("<p>Latency%s: min %s, p50 %s, p99 %s, p99.9 %s, max %s.</p>\n",
+			       mix ? ", reads and writes together" : "", html_text(format_ns(hist.min())).c_str(),
+			       html_text(format_ns(hist.percentile(0.5))).c_str(),
 			       html_text(format_ns(hist.percentile(0.99))).c_str(),
 			       html_text(format_ns(hist.percentile(0.999))).c_str(), html_text(format_ns(hist.max())).c_str());
+	if (mix)
+		page += "<p>Latency, reads: " + html_text(latency_words(*reads->find("latency_ns"))) +
+			".<br>\nLatency, writes: " + html_text(latency_words(*writes->find("latency_ns"))) + ".</p>\n";
 	if (const Json *d = doc.find("device", Json::Type::object))
 		page += "<p>" + html_text(verdict_words(*d)) + "</p>\n";
 	page += html_warnings(doc);
 	if (rate.points.size() >= 2) {
-		page += svg_lines("Throughput over time", {rate}, LineStyle{}, mib_label);
-		page += svg_lines("IOPS over time", {iops}, LineStyle{}, count_label);
+		LineStyle time;	// the timeline starts where the timed window opens: with --ramp, at the ramp's end
+		if (double ramp = options->num("ramp"); ramp > 0)
+			time.caption = format("0 s is the end of the %g s ramp: the ramp is not timed and not drawn", ramp);
+		page += svg_lines("Throughput over time", {rate}, time, mib_label);
+		page += svg_lines("IOPS over time", {iops}, time, count_label);
 		if (p50.points.size() >= 2) {
-			LineStyle log;
+			LineStyle log = time;
 			log.log_y = true;
-			page += svg_lines("Percentiles over time (log scale)", {p50, p99}, log, ns_label);
+			page += svg_lines(mix ? "Percentiles over time, reads and writes together (log scale)"
+					      : "Percentiles over time (log scale)",
+					  {p50, p99}, log, ns_label);
 		}
 	} else {
 		page += "<p>The run was too short for a timeline.</p>\n";
 	}
-	page += svg_latency(hist);
+	if (mix)
+		page += svg_sides(*reads, *writes);
+	page += svg_latency(hist, mix ? " of reads and writes together" : "");
 	page += svg_sweep(doc);
 	page += page_end(doc_text);
 	return {};

@@ -3,18 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include "helpers.h"
+
 #include <string>
 #include <vector>
-
-namespace {
-std::size_t count_of(const std::string &s, const std::string &what)
-{
-	std::size_t n = 0;
-	for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
-		n++;
-	return n;
-}
-}
 
 TEST_SUITE("charts") {
 
@@ -38,7 +30,7 @@ TEST_CASE("svg_bars: a rect a row, whiskers where given, bars to the left for a 
 	CHECK(s.find("height=\"112\"") != std::string::npos);	// 28 + 3 rows of 18 + 30
 }
 
-TEST_CASE("svg_lines: a path a series, a legend for more than one, decades on a log axis, the mark")
+TEST_CASE("svg_lines: a path a series, a legend for more than one, decades on a log axis, the mark, the caption")
 {
 	std::vector<Series> lines = {{"p50", "p50", {{1, 1000}, {2, 2000}}}, {"p99", "p99", {{1, 50000}, {2, 0}}}};
 	LineStyle style;
@@ -53,6 +45,10 @@ TEST_CASE("svg_lines: a path a series, a legend for more than one, decades on a 
 	for (const char *tick : {">1000<", ">10000<", ">100000<"})
 		CHECK(s.find(tick) != std::string::npos);
 	CHECK(s.find(">knee<") != std::string::npos);
+	CHECK(count_of(s, "class=\"caption\"") == 0);
+	style.caption = "under <the> axis";
+	CHECK(count_of(svg_lines("L", lines, style, [](double y) { return format("%g", y); }),
+		       "<text x=\"80\" y=\"236\" class=\"caption\">under &lt;the&gt; axis</text>") == 1);
 	std::string one = svg_lines("one", {lines[0]}, LineStyle{}, [](double y) { return format("%g", y); });
 	CHECK(count_of(one, "class=\"legend") == 0);
 	CHECK(count_of(one, "<circle ") == 0);

@@ -1,6 +1,7 @@
 // Helpers that several suites share: Args (an argv for parse_args),
 // SysfsFixture (a fake /sys under SDB_SYSFS), plan_on (a plan on a given
-// device) and json_of (a document parsed).  It includes the modules they
+// device), json_of (a document parsed) and count_of (how often a text
+// holds a string: the SVG and HTML suites').  It includes the modules they
 // need; like the modules' code, they are in the anonymous namespace.
 #pragma once
 
@@ -92,6 +93,15 @@ Json json_of(std::string_view text)
 	Error e = parse_json(text, "t.json", v);
 	REQUIRE_MESSAGE(!e, e.msg);
 	return v;
+}
+
+// How many times what occurs in s, overlapping ones counted.
+std::size_t count_of(const std::string &s, const std::string &what)
+{
+	std::size_t n = 0;
+	for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
+		n++;
+	return n;
 }
 
 } // namespace

@@ -3,17 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include "helpers.h"
+
 #include <string>
 
 namespace {
-std::size_t count_of(const std::string &s, const std::string &what)
-{
-	std::size_t n = 0;
-	for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
-		n++;
-	return n;
-}
-
 std::string page_of(const std::string &text)
 {
 	Json doc;
@@ -47,6 +41,55 @@ TEST_CASE("a sweep's response curve: three percentiles against the IOPS achieved
 	std::string alone = R"({"version": "0.1.0", "sweep": [{"offered": 1, "achieved": 1, "p50_ns": 1000, "p99_ns": 2000,
 		"p999_ns": 3000}, {"offered": 2, "achieved": 2, "p50_ns": 1000, "p99_ns": 2000, "p999_ns": 3000}], "knee": null})";
 	CHECK(count_of(page_of(alone), "class=\"p99 dot\"") == 2);	// no options or total: the curve alone
+}
+
+TEST_CASE("a mix's page: reads and writes apart, each with its percentiles; a single-way run's as it was")
+{
+	std::string mix = R"({"version": "0.1.0", "options": {"op": "mix", "mode": "rand", "file": "f", "block_size": 4096,
+		"threads": 1}, "threads": [{"histogram": [[2008, 2015, 10], [40960, 41215, 20]]}],
+		"total": {"bytes": 1, "seconds": 1, "bytes_per_second": 1, "iops": 1,
+		 "read": {"bytes": 1, "ops": 20, "latency_ns": {"min": 40960, "mean": 42000, "p50": 41000, "p90": 42000,
+			  "p99": 42500, "p999": 43000, "max": 43007}},
+		 "write": {"bytes": 1, "ops": 10, "latency_ns": {"min": 2000, "mean": 2020, "p50": 2010, "p90": 2030,
+			  "p99": 2040, "p999": 2045, "max": 2047}}}, "warnings": []})";
+	std::string page = page_of(mix);
+	CHECK(page.find("aria-label=\"Latency percentiles, reads and writes apart\"") != std::string::npos);
+	for (const char *row : {">reads p50<", ">writes p50<", ">reads p99<", ">writes p99<", ">reads p99.9<", ">writes p99.9<"})
+		CHECK_MESSAGE(page.find(row) != std::string::npos, row);
+	CHECK(count_of(page, "class=\"hbar bar\"") == 3);	// reads
+	CHECK(count_of(page, "class=\"hbar write\"") == 3);
+	CHECK(page.find(">42.5 us<") != std::string::npos);	// the reads' p99, and the writes' p99.9:
+	CHECK(page.find(">2.0 us<") != std::string::npos);	// each side's own
+	CHECK(page.find("Latency, reads: min 41.0 us, p50 41.0 us") != std::string::npos);
+	CHECK(page.find("Latency, writes: min 2.0 us, p50 2.0 us") != std::string::npos);
+	CHECK(page.find("Latency distribution of reads and writes together") != std::string::npos);
+	std::string one = R"({"version": "0.1.0", "options": {"op": "read", "mode": "rand", "file": "f", "block_size": 4096,
+		"threads": 1}, "threads": [{"histogram": [[40960, 41215, 20]]}], "total": {"bytes": 1, "seconds": 1,
+		"bytes_per_second": 1, "iops": 1, "read": null, "write": null}, "warnings": []})";
+	std::string single = page_of(one);
+	CHECK(single.find("reads p") == std::string::npos);
+	CHECK(single.find("Latency, reads") == std::string::npos);
+	CHECK(single.find("class=\"hbar") == std::string::npos);
+	CHECK(single.find("<p>Latency: min ") != std::string::npos);
+	CHECK(single.find("Latency distribution (20 I/Os, log scale)") != std::string::npos);
+}
+
+TEST_CASE("a --ramp run's time charts say that they start at the ramp's end; a run without one's say nothing")
+{
+	std::string doc = R"({"version": "0.1.0", "options": {"op": "read", "mode": "rand", "file": "f", "block_size": 4096,
+		"threads": 1, "ramp": 1.5}, "threads": [{"histogram": [[40960, 41215, 20]]}], "total": {"bytes": 1, "seconds": 2,
+		"bytes_per_second": 1, "iops": 1, "read": null, "write": null},
+		"timeline": [{"t": 1, "bytes_per_second": 4096, "p50_ns": 41000, "p99_ns": 41100},
+			     {"t": 2, "bytes_per_second": 8192, "p50_ns": 41000, "p99_ns": 41200}], "warnings": []})";
+	std::string page = page_of(doc);
+	CHECK(count_of(page, "<text x=\"80\" y=\"236\" class=\"caption\">0 s is the end of the 1.5 s ramp: the ramp is not "
+			     "timed and not drawn</text>") == 3);	// throughput, IOPS, percentiles over time
+	std::string plain = doc;
+	plain.replace(plain.find("\"ramp\": 1.5"), 11, "\"ramp\": null");
+	std::string none = page_of(plain);
+	CHECK(count_of(none, "<svg ") == 4);
+	CHECK(count_of(none, "class=\"caption\"") == 0);
+	CHECK(none.find("ramp") == none.find("\"ramp\": null") + 1);	// only in the document embedded
 }
 
 TEST_CASE("a quick suite's page: a bar per test in each chart, writes apart, the document embedded")
