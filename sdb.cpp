@@ -113,6 +113,9 @@ int with_page(const Options &opt, int status, const std::string &doc)
 		return run_probe(opt, out);
 	if (opt.sweep)
 		return opt.explain ? explain_sweep(opt, out) : run_sweep(opt, out);
+	// --explain and -T alone print with stdio: they block no signal (no
+	// SignalScope: nothing runs that a signal must stop first), so INT or
+	// TERM ends them at once even on a blocked stdout, as any program.
 	if (opt.explain)
 		return opt.quick ? explain_quick(opt, out) : explain_run(opt, out);
 	if (opt.quick)

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "options.h"
 #include "stats.h"
+#include "run.h"
 #include "report.h"
 #include "load.h"
 
@@ -174,11 +175,11 @@ Error suite_tested(const Json &suite, const std::string &file, std::vector<Teste
 	return {};
 }
 
-Error load_compared(const std::string &file, Compared &c)
+Error load_compared(const std::string &file, Compared &c, Waiter *waiter = nullptr)
 {
 	std::string text;
 	Json doc;
-	if (Error e = read_input(file, text))
+	if (Error e = read_input(file, text, waiter))
 		return e;
 	if (Error e = parse_json(text, file, doc))
 		return e;
@@ -311,16 +312,23 @@ void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std:
 }
 
 // sdb --compare OLD NEW [--json] [--html FILE].  doc, for --html: the
-// comparison's document, made with or without --json.
+// comparison's document, made with or without --json.  A signal while an
+// input is read (standard input) or while stdout is blocked ends it:
+// exit 128+n.
 int run_compare(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
-	Compared a, b;
-	Error e = load_compared(opt.compare_files[0], a);
-	if (!e)
-		e = load_compared(opt.compare_files[1], b);
-	if (e) {
+	SignalScope scope;
+	if (Error e = scope.error()) {
 		print_error(e);
 		return e.status;
+	}
+	Compared a, b;
+	Error e = load_compared(opt.compare_files[0], a, &scope.waiter);
+	if (!e)
+		e = load_compared(opt.compare_files[1], b, &scope.waiter);
+	if (e) {
+		print_error(e);
+		return scope.waiter.received() ? scope.waiter.exit_status() : e.status;
 	}
 	std::vector<std::string> warnings = compare_warnings(a, b);
 	std::vector<Row> rows = compare_rows(a, b);
@@ -332,7 +340,14 @@ int run_compare(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	emit_warnings(warnings);
 	if (doc)
 		*doc = printed([&](std::FILE *mem) { print_compare_json(mem, rows, warnings); });
-	opt.json ? print_compare_json(out, rows, warnings) : print_compare_human(out, a, b, rows);
+	std::string text = opt.json && doc ? *doc : printed([&](std::FILE *mem) {
+		opt.json ? print_compare_json(mem, rows, warnings) : print_compare_human(mem, a, b, rows);
+	});
+	if (int status = deliver(out, text, scope.waiter)) {
+		if (doc)
+			doc->clear();	// as a run's: no page of a report cut short
+		return status;
+	}
 	return exit_ok;
 }
 

@@ -482,7 +482,11 @@ int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		}
 		take_result(r, received != 0, runs, failed, errors);
 	}
-	report_merged(out, runs, failed, errors, opt.json, false, received != 0, doc);
+	if (int status = report_merged(out, scope.waiter, runs, failed, errors, opt.json, false, received != 0, doc)) {
+		if (doc)
+			doc->clear();	// as a run's: no page of a report cut short
+		return status;
+	}
 	if (received)
 		return 128 + received;
 	return errors.empty() ? exit_ok : exit_runtime;

@@ -1,11 +1,11 @@
 // load: sdb's --json documents read back for --merge, --compare and
-// --html.  read_input (a file or standard input, interruptible by
-// MergeSignals), the inputs as they come (load_inputs: plain, one after
-// another as srun gathers them, behind pdsh/clush "host: " prefixes, or
-// inside Ansible --tree files), one document into a HostRun (load_run,
-// every count checked), and the histograms lifted out of the text before
-// it is parsed (lift_histograms), kept as their non-empty Buckets, so
-// that memory grows with what is kept.
+// --html.  read_input (a file or standard input, interruptible through a
+// SignalScope's Waiter, run.h), the inputs as they come (load_inputs:
+// plain, one after another as srun gathers them, behind pdsh/clush
+// "host: " prefixes, or inside Ansible --tree files), one document into a
+// HostRun (load_run, every count checked), and the histograms lifted out
+// of the text before it is parsed (lift_histograms), kept as their
+// non-empty Buckets, so that memory grows with what is kept.
 #pragma once
 
 #include "base.h"
@@ -13,6 +13,7 @@
 #include "options.h"
 #include "stats.h"
 #include "fleet.h"
+#include "run.h"
 
 #include <algorithm>
 #include <charconv>
@@ -34,51 +35,17 @@
 #include <vector>
 
 #include <dirent.h>
-#include <csignal>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
 
-// Ctrl-C (INT, TERM, HUP) while --merge reads: taken from a signalfd, so
-// that what was read is still merged and reported (one JSON document).
-struct MergeSignals {
-	sigset_t set {}, old {};
-	Fd fd;
-	int received = 0;
-
-	MergeSignals()
-	{
-		sigemptyset(&set);
-		for (int sig : {SIGINT, SIGTERM, SIGHUP})
-			sigaddset(&set, sig);
-		pthread_sigmask(SIG_BLOCK, &set, &old);
-		fd = Fd(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-	}
-	MergeSignals(const MergeSignals &) = delete;
-	MergeSignals &operator=(const MergeSignals &) = delete;
-	~MergeSignals()
-	{
-		flush_output(stdout);
-		pthread_sigmask(SIG_SETMASK, &old, nullptr);
-	}
-	bool taken()
-	{
-		signalfd_siginfo info;
-		if (!received && fd && read(fd.get(), &info, sizeof info) == sizeof info)
-			received = static_cast<int>(info.ssi_signo);
-		return received != 0;
-	}
-};
-
 // Standard input or a file, whole; documents are small (a histogram bucket
-// per line at most), so anything over 256 MiB is not one.  A signal (sig,
-// when given) ends the read.
-Error read_input(const std::string &file, std::string &text, MergeSignals *sig = nullptr)
+// per line at most), so anything over 256 MiB is not one.  A signal (seen
+// by waiter, when given) ends the read.
+Error read_input(const std::string &file, std::string &text, Waiter *waiter = nullptr)
 {
 	Fd owned;
 	int fd = 0;
@@ -93,11 +60,11 @@ Error read_input(const std::string &file, std::string &text, MergeSignals *sig =
 		text.reserve(static_cast<std::size_t>(st.st_size));	// no doubling: the text is most of what is held
 	char chunk[65536];
 	for (;;) {
-		if (sig && sig->fd) {
-			pollfd fds[2] = {{fd, POLLIN, 0}, {sig->fd.get(), POLLIN, 0}};
+		if (waiter) {
+			pollfd fds[2] = {{fd, POLLIN, 0}, {waiter->signal_fd(), POLLIN, 0}};
 			if (poll(fds, 2, -1) < 0 && errno != EINTR)
 				return sys_error(errno, "poll");
-			if (sig->taken())
+			if (waiter->interrupted())
 				return runtime_error("%s: interrupted while reading it", input_name(file).c_str());
 		}
 		ssize_t n = read(fd, chunk, sizeof chunk);
@@ -774,10 +741,10 @@ struct LoadedFile {
 	std::vector<HostRun> found;
 };
 
-void load_file(const std::string &file, LoadedFile &out, MergeSignals *sig)
+void load_file(const std::string &file, LoadedFile &out, Waiter *waiter)
 {
 	std::string text;	// freed here: what is kept is the HostRuns
-	out.error = read_input(file, text, sig);
+	out.error = read_input(file, text, waiter);
 	if (!out.error)
 		out.error = load_inputs(text, input_name(file), out.found);
 }
@@ -789,24 +756,24 @@ bool regular_file(const std::string &file)
 }
 
 // Every input read and loaded, handed to take() in the order given, until
-// a signal (sig) comes.  When all are regular files (10,000 documents of
-// a fleet) they load on a thread per CPU (up to 4) ahead of take(), at
-// most 256 files ahead, so that memory stays what the merge keeps; each
-// document is read and parsed alone, and take() runs on the calling thread
-// in order, so the report is the same.  Otherwise (standard input, a pipe)
+// a signal (seen by waiter) comes.  When all are regular files (10,000
+// documents of a fleet) they load on a thread per CPU (up to 4) ahead of
+// take(), at most 256 files ahead, so that memory stays what the merge
+// keeps; each document is read and parsed alone, and take() runs on the
+// calling thread in order, so the report is the same.  Otherwise (standard input, a pipe)
 // one at a time here, where a signal cuts a read short.
 template <typename Take>
-void load_in_order(const std::vector<std::string> &files, MergeSignals &sig, Take take)
+void load_in_order(const std::vector<std::string> &files, Waiter &waiter, Take take)
 {
 	const std::size_t n = files.size(), ahead = 256;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned threads = static_cast<unsigned>(std::clamp<long>(cpus, 1, 4));
 	if (n < 16 || threads < 2 || !std::all_of(files.begin(), files.end(), regular_file)) {
 		for (const std::string &file : files) {
-			if (sig.taken())
+			if (waiter.interrupted())
 				return;
 			LoadedFile f;
-			load_file(file, f, &sig);
+			load_file(file, f, &waiter);
 			take(f);
 		}
 		return;
@@ -834,7 +801,7 @@ void load_in_order(const std::vector<std::string> &files, MergeSignals &sig, Tak
 	std::vector<std::thread> pool;
 	for (unsigned t = 0; t < threads; t++)
 		pool.emplace_back(work);
-	for (std::size_t i = 0; i < n && !sig.taken(); i++) {
+	for (std::size_t i = 0; i < n && !waiter.interrupted(); i++) {
 		{
 			std::unique_lock<std::mutex> lock(mutex);
 			changed.wait(lock, [&] { return ready[i] != 0; });

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "options.h"
 #include "stats.h"
+#include "run.h"
 #include "report.h"
 #include "fleet.h"
 #include "load.h"
@@ -29,11 +30,8 @@
 #include <vector>
 
 #include <dirent.h>
-#include <csignal>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -343,16 +341,20 @@ std::string json_fleet(const std::vector<HostRun> &runs, const Merged &m)
 }
 
 // The merged document; with no input merged, still one valid document
-// (hosts: the failed ones, total: zeros, the errors, interrupted).
-void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
-		       const std::vector<FailedHost> &failed, const std::vector<std::string> &errors, bool interrupted)
+// (hosts: the failed ones, total: zeros, the errors, interrupted).  Handed
+// to emit() in pieces, a host at a time (10000 hosts' histograms are
+// 100 MB), until emit() says to stop (false: stdout cut it short).
+template <typename Emit>
+void merged_json(Emit emit, const std::vector<HostRun> &runs, const Merged &m, const std::vector<FailedHost> &failed,
+		 const std::vector<std::string> &errors, bool interrupted)
 {
 	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
 	doc += ",\n \"options\": " + (runs.empty() ? std::string("{}") : json_dump(runs[0].options));
 	doc += ",\n \"hosts\": [";
-	for (std::size_t i = 0; i < runs.size(); i++) {	// a host at a time: 10000 hosts' histograms are 100 MB
+	for (std::size_t i = 0; i < runs.size(); i++) {
 		doc += (i ? ",\n  " : "\n  ") + json_host(runs[i]);
-		std::fputs(doc.c_str(), out);
+		if (!emit(doc))
+			return;
 		doc.clear();
 	}
 	for (std::size_t i = 0; i < failed.size(); i++)
@@ -381,28 +383,51 @@ void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const M
 	doc += ",\n \"warnings\": " + json_warnings(m.warnings);
 	doc += ",\n \"errors\": " + json_warnings(errors);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
-	std::fputs(doc.c_str(), out);
+	emit(doc);
+}
+
+void print_merged_json(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
+		       const std::vector<FailedHost> &failed, const std::vector<std::string> &errors, bool interrupted)
+{
+	merged_json([&](const std::string &piece) { return std::fputs(piece.c_str(), out), true; }, runs, m, failed, errors,
+		    interrupted);
 }
 
 // The merged report of what loaded; the errors (one line each) were
 // printed already.  With --json a document always, merged or not.  doc,
-// for --html: the merged document, made with or without --json.
-void report_merged(std::FILE *out, std::vector<HostRun> &runs, const std::vector<FailedHost> &failed,
-		   const std::vector<std::string> &errors, bool json, bool files, bool interrupted, std::string *doc = nullptr)
+// for --html: the merged document, made with or without --json.  The
+// report goes to out (stdout) through deliver(), the JSON a MiB at a time
+// (the document is not held whole): 0 when it went out, else deliver()'s
+// status (cut short).
+int report_merged(std::FILE *out, Waiter &waiter, std::vector<HostRun> &runs, const std::vector<FailedHost> &failed,
+		  const std::vector<std::string> &errors, bool json, bool files, bool interrupted, std::string *doc = nullptr)
 {
 	if (runs.empty() && !json)
-		return;
+		return 0;
 	Merged m = merge_runs(runs);
 	emit_warnings(m.warnings);
 	if (doc)
 		*doc = printed([&](std::FILE *mem) { print_merged_json(mem, runs, m, failed, errors, interrupted); });
 	if (json && doc)
-		std::fputs(doc->c_str(), out);
-	else
-		json ? print_merged_json(out, runs, m, failed, errors, interrupted) : print_merged_human(out, runs, m, failed, files);
-	if (interrupted && !json)
-		std::fprintf(out, "Interrupted: the results above are partial\n");
-	flush_output(out);
+		return deliver(out, *doc, waiter);
+	int status = 0;
+	if (json) {	// delivered a MiB at a time, as stdout's buffer took it
+		std::string pending;
+		merged_json([&](const std::string &piece) {
+			pending += piece;
+			if (pending.size() < MiB)
+				return true;
+			status = deliver(out, pending, waiter);
+			pending.clear();
+			return !status;
+		}, runs, m, failed, errors, interrupted);
+		return status || pending.empty() ? status : deliver(out, pending, waiter);
+	}
+	return deliver(out, printed([&](std::FILE *mem) {
+		print_merged_human(mem, runs, m, failed, files);
+		if (interrupted)
+			std::fprintf(mem, "Interrupted: the results above are partial\n");
+	}), waiter);
 }
 
 // sdb --merge FILE...: every input that loads is merged; each that does
@@ -414,12 +439,16 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	std::vector<HostRun> runs;
 	std::vector<std::string> errors;
 	Seen seen;
-	MergeSignals sig;
+	SignalScope scope;	// Ctrl-C while an input is read, or while stdout is blocked
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
+	}
 	auto failed = [&](const Error &e) {
 		print_error(e);
 		errors.push_back(e.msg);
 	};
-	load_in_order(expand_inputs(opt.merge_files), sig, [&](LoadedFile &f) {
+	load_in_order(expand_inputs(opt.merge_files), scope.waiter, [&](LoadedFile &f) {
 		if (f.error) {
 			failed(f.error);
 			return;
@@ -431,9 +460,14 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 				runs.push_back(std::move(r));
 		}
 	});
-	report_merged(out, runs, {}, errors, opt.json, true, sig.received != 0, doc);
-	if (sig.received)
-		return 128 + sig.received;
+	const int received = scope.waiter.received();
+	if (int status = report_merged(out, scope.waiter, runs, {}, errors, opt.json, true, received != 0, doc)) {
+		if (doc)
+			doc->clear();	// as a run's: no page of a report cut short
+		return status;
+	}
+	if (received)
+		return 128 + received;
 	// A run that failed after it started (a bad --verify, an I/O error) is
 	// merged and warned about, and fails the merge as --hosts fails.
 	bool any_failed = std::any_of(runs.begin(), runs.end(), [](const HostRun &r) { return !r.error.empty(); });

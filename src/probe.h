@@ -14,10 +14,12 @@
 #include "plan.h"
 #include "buffer.h"
 #include "run.h"
+#include "report.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -403,9 +405,16 @@ int run_probe(const Options &opt, std::FILE *out)
 			error = e;
 	r.seconds = (now_ns() - start) / 1e9;
 	if (!error || interrupted) {
-		opt.json ? print_probe_json(out, t.path, r, opt.destructive, interrupted ? "" : error.msg, interrupted)
-			 : print_probe_human(out, t.path, r, opt.destructive);
-		flush_output(out);
+		std::string text = printed([&](std::FILE *mem) {
+			opt.json ? print_probe_json(mem, t.path, r, opt.destructive, interrupted ? "" : error.msg, interrupted)
+				 : print_probe_human(mem, t.path, r, opt.destructive);
+		});
+		if (int status = deliver(out, text, scope.waiter)) {	// cut short: its status
+			if (!interrupted && !opt.destructive && !r.restored && status != 128 + SIGPIPE)
+				print_error(runtime_error("--probe: %s: the units it overwrote did not all read back as they were",
+							  t.path.c_str()));
+			return status;
+		}
 	}
 	if (interrupted)
 		return scope.waiter.exit_status();

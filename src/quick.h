@@ -23,7 +23,9 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdint>
+#include <csignal>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -417,7 +419,6 @@ void print_quick_header(std::FILE *out, const Options &opt, const QuickFile &q, 
 		std::fprintf(out, "About %.0f s: %zu rows x %u run%s x %g s, after laying out %s\n",
 			     rows * runs * (quick_seconds(opt) + 0.2), rows, runs, runs == 1 ? "" : "s", quick_seconds(opt),
 			     format_bytes(q.size).c_str());
-	flush_output(out);
 }
 
 // The runs a row makes: --runs, but one for the write to the cliff.
@@ -532,9 +533,11 @@ Error after_cliff(const Options &opt, QuickFile &q, const QuickOutcome &o, Flash
 
 // Run every row --runs times (the write to the cliff once), in order,
 // until the end, an error or a signal; rows that finished no run are
-// dropped.  live (a terminal): where each row is printed as it finishes.
+// dropped.  live (a terminal): takes each row's line as it finishes, and
+// says false when stdout cut it short, which ends the suite.
 Error run_quick_rows(const Options &opt, QuickFile &q, Waiter &waiter, std::vector<QuickRow> &rows,
-		     std::vector<std::string> &warnings, bool &interrupted, FlashWrite &flash, std::FILE *live)
+		     std::vector<std::string> &warnings, bool &interrupted, FlashWrite &flash,
+		     const std::function<bool(const std::string &)> &live)
 {
 	Error error;
 	std::optional<MemoryRates> ceiling;
@@ -558,9 +561,9 @@ Error run_quick_rows(const Options &opt, QuickFile &q, Waiter &waiter, std::vect
 		}
 		if (std::string shortfall = row_shortfall(row); !shortfall.empty())
 			warnings.push_back(shortfall);
-		if (live && !row.runs.empty()) {
-			print_quick_row(live, row, runs);
-			std::fflush(live);
+		if (live && !row.runs.empty() && !live(printed([&](std::FILE *mem) { print_quick_row(mem, row, runs); }))) {
+			interrupted = true;
+			break;
 		}
 	}
 	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const QuickRow &r) { return r.runs.empty(); }), rows.end());
@@ -589,6 +592,15 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		print_error(e);
 		return e.status;
 	}
+	// Everything for stdout goes through deliver(); once a piece is cut
+	// short (a signal, the reader gone), cut is its status, nothing more
+	// is written, and the suite stops.
+	int cut = 0;
+	auto say = [&](const std::string &text) {
+		if (!cut)
+			cut = deliver(out, text, scope.waiter);
+		return !cut;
+	};
 	QuickFile q;
 	if (Error e = choose_quick_file(opt, q)) {
 		print_error(e);
@@ -614,29 +626,30 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	std::vector<std::string> warnings;
 	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), warnings);
 	if (!opt.json)
-		print_quick_header(out, opt, q, check, rows.size());
+		say(printed([&](std::FILE *mem) { print_quick_header(mem, opt, q, check, rows.size()); }));
 
 	std::vector<std::string> early = target_warnings(check);
 	emit_warnings(early);
 	if (!q.direct)
 		warnings.push_back("O_DIRECT is not supported on " + q.path + " (" + q.buffered_why +
 				   "): buffered I/O, caches evicted before reads");
-	bool interrupted = false;
-	if (!writes_to_cliff(*opt.profile)) {	// the write to the cliff lays out what it writes
+	bool interrupted = cut != 0;
+	if (!interrupted && !writes_to_cliff(*opt.profile)) {	// the write to the cliff lays out what it writes
 		QuickOutcome laid = quick_run(layout_opt, q.held ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
 		error = laid.error;	// its warnings are the rows' to give
 		interrupted = laid.interrupted;
 		if (!error && !interrupted && !opt.json)
-			std::fprintf(out, "Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
-				     laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str());
+			interrupted = !say(format("Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
+						  laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str()));
 	}
 	// On a terminal each row shows as it finishes; else the table at the end.
-	std::FILE *live = !opt.json && isatty(fileno(out)) ? out : nullptr;
+	const bool live = !opt.json && isatty(fileno(out));
 	FlashWrite flash;
+	if (!error && !interrupted && live)
+		interrupted = !say(printed(print_quick_heading));
 	if (!error && !interrupted) {
-		if (live)
-			print_quick_heading(live);
-		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, flash, live);
+		error = run_quick_rows(opt, q, scope.waiter, rows, warnings, interrupted, flash,
+				       live ? std::function<bool(const std::string &)>(say) : nullptr);
 	} else {
 		rows.clear();
 	}
@@ -648,22 +661,32 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 			error = e;
 	emit_warnings(warnings);
 	warnings.insert(warnings.begin(), early.begin(), early.end());
-	if (opt.json || doc) {
+	if ((opt.json || doc) && !cut) {
 		std::string text = printed(
 			[&](std::FILE *mem) { print_quick_json(mem, opt, q, rows, warnings, interrupted, kept, flash); });
 		if (opt.json)
-			std::fputs(text.c_str(), out);
-		if (doc)
+			say(text);
+		if (doc && !cut)
 			*doc = std::move(text);
 	}
-	if (live)
-		print_quick_footer(out, rows.size(), quick_runs(opt), flash);
-	else if (!opt.json)
-		print_quick_table(out, rows, quick_runs(opt), flash);
-	if (!opt.json && opt.keep && q.created)
-		std::fprintf(out, "Kept %s\n", printable(q.path).c_str());
-	if (interrupted && !opt.json)
-		std::fprintf(out, "Interrupted: the rows above are what finished\n");
+	if (!opt.json)
+		say(printed([&](std::FILE *mem) {
+			if (live)
+				print_quick_footer(mem, rows.size(), quick_runs(opt), flash);
+			else
+				print_quick_table(mem, rows, quick_runs(opt), flash);
+			if (opt.keep && q.created)
+				std::fprintf(mem, "Kept %s\n", printable(q.path).c_str());
+			if (interrupted)
+				std::fprintf(mem, "Interrupted: the rows above are what finished\n");
+		}));
+	if (cut) {	// as a run's: no page of a report cut short
+		if (doc)
+			doc->clear();
+		if (error && cut != 128 + SIGPIPE)
+			print_error(error);
+		return cut;
+	}
 	if (error) {
 		print_error(error);
 		return error.status;

@@ -369,8 +369,10 @@ private:
 // blocked (the calling thread's mask is inherited by every worker) and
 // routed to a signalfd; the gate's eventfd for worker news.  Each one
 // stops the run, which reports what it has and exits 128 + its number.
-// Every mode that runs something (a run, the quick suite, --hosts) holds
-// one, and starts with: if (Error e = scope.error()) ...
+// Every mode that runs something or prints a report (a run, the quick
+// suite, --hosts, --sweep, --probe, --merge, --compare) holds one, and
+// starts with: if (Error e = scope.error()) ...; its report to stdout goes
+// through deliver() (report.h) while the scope still watches the signals.
 struct SignalScope {
 	sigset_t signals {}, old {};
 	int err = 0;	// why the signalfd or the eventfd could not be made

@@ -22,6 +22,7 @@
 #include "html.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -222,6 +223,15 @@ int run_sweep(const Options &opt, std::FILE *out)
 		print_error(e);
 		return e.status;
 	}
+	// Everything for stdout goes through deliver(); once a piece is cut
+	// short (a signal, the reader gone), cut is its status, nothing more
+	// is written, and the sweep stops.
+	int cut = 0;
+	auto say = [&](const std::string &text) {
+		if (!cut)
+			cut = deliver(out, text, scope.waiter);
+		return !cut;
+	};
 	std::vector<std::string> warnings;
 	SweepRun max = sweep_run(step_options(opt, 0, 0), scope.waiter, {0, "sweep: the maximum  "});
 	Error error = max.error;
@@ -230,9 +240,9 @@ int run_sweep(const Options &opt, std::FILE *out)
 	if (!error && !interrupted && !(max.iops > 0))
 		error = runtime_error("--sweep: the closed-loop run did no I/O (%s): nothing to sweep", opt.file.c_str());
 	if (!error && !interrupted && !opt.json)
-		print_sweep_header(out, opt, max);
+		say(printed([&](std::FILE *mem) { print_sweep_header(mem, opt, max); }));
 	std::vector<SweepStep> steps;
-	for (unsigned k = 1; k <= sweep_steps && !error && !interrupted; k++) {
+	for (unsigned k = 1; k <= sweep_steps && !error && !interrupted && !cut; k++) {
 		RunId id{k, format("sweep: %u%%  ", k * 100 / sweep_steps)};
 		SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id);
 		error = r.error;
@@ -242,17 +252,22 @@ int run_sweep(const Options &opt, std::FILE *out)
 			break;
 		steps.push_back(step_of(r));
 		if (!opt.json)
-			print_sweep_row(out, k, steps.back());
+			say(printed([&](std::FILE *mem) { print_sweep_row(mem, k, steps.back()); }));
 	}
 	emit_warnings(warnings);
 	const bool planned = !max.options_json.empty();	// else nothing ran: the error alone
 	std::string doc = sweep_json(max, steps, warnings, interrupted);
 	if (opt.json && planned)
-		std::fputs(doc.c_str(), out);
+		say(doc);
 	else if (!steps.empty())
-		std::fprintf(out, "Knee: %s\n", knee_words(find_knee(steps, max.iops), steps).c_str());
+		say(format("Knee: %s\n", knee_words(find_knee(steps, max.iops), steps).c_str()));
 	if (interrupted && !opt.json)
-		std::fprintf(out, "Interrupted: the rows above are what finished\n");
+		say("Interrupted: the rows above are what finished\n");
+	if (cut) {	// as a run's: no page of a report cut short
+		if (error && cut != 128 + SIGPIPE)
+			print_error(error);
+		return cut;
+	}
 	if (!opt.html.empty() && planned)
 		if (Error e = write_html(opt.html, doc); e && !error)
 			error = e;
