@@ -64,6 +64,22 @@ wait_for() {
 }
 # The signs.  running PID: PID exists and has not exited (a zombie has).
 running() { local s; s=$(sed -n 's/^State:\s*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }
+# wrote PID BYTES: PID has written at least BYTES (wchar of /proc/PID/io).
+wrote() { local n; n=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+# end_held PID HOW: end PID, whose stdout is a FIFO this shell holds open
+# as fd 3 and never reads: SIGHOW to it, or for PIPE the reader closed;
+# then wait until it ends (or 20 s, then KILL).  Sets rc, and want to the
+# exit HOW should give (130, 143, 141).
+end_held() {
+	if [ "$2" = PIPE ]; then exec 3<&-; else kill -"$2" "$1"; fi
+	wait_for "$1" false	# until it ends (or 20 s)
+	running "$1" && kill -KILL "$1"
+	wait "$1"; rc=$?
+	exec 3<&-
+	case $2 in
+	INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
+	esac
+}
 # has_read PID BYTES: PID has read at least BYTES (rchar of /proc/PID/io,
 # which counts pread; sdb reads only a few KiB before its timed loop).
 has_read() { local n; n=$(sed -n 's/^rchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
@@ -1908,8 +1924,6 @@ fi
 # is held is 64 KiB written (wchar of /proc/PID/io: a run that reads
 # /dev/zero writes nothing else of that size), the capacity of the pipe.
 if section report-blocked-stdout; then
-# wrote PID BYTES: PID has written at least BYTES (wchar of /proc/PID/io).
-wrote() { local n; n=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
 if [ ! -r /proc/self/io ]; then
 	skipped "a report held by a full pipe" "no /proc/PID/io"
 else
@@ -1919,14 +1933,7 @@ else
 		pid=$!
 		exec 3<held.fifo	# the reader: it never reads
 		wait_for $pid wrote $pid 65536
-		if [ $how = PIPE ]; then exec 3<&-; else kill -$how $pid; fi
-		wait_for $pid false	# until it ends (or 20 s)
-		running $pid && kill -KILL $pid
-		wait $pid; rc=$?
-		exec 3<&-
-		case $how in
-		INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
-		esac
+		end_held $pid $how
 		check "a report held by a full pipe, then $how: sdb ends, exit $want" $want "$rc"
 		[ $how != PIPE ] && contains "held, then $how: one line says the report is cut short" "$(cat held.err)" \
 			"sdb: interrupted by SIG$how while standard output took the report"
@@ -3139,7 +3146,6 @@ fi
 # Each check wants the sign seen, the exit status and (but for PIPE) the
 # line that says the report is cut short, once.
 if section modes-blocked-stdout; then
-wrote() { local n; n=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
 no_quick_file() { ! compgen -G "$1/sdb-quick.*" >/dev/null; }
 mb_dir=$work/modes-blocked
 mkdir -p "$mb_dir/q"
@@ -3168,14 +3174,7 @@ else
 			pid=$!
 			exec 3<held.fifo	# the reader: it never reads
 			if wait_for $pid wrote $pid 65536; then state=held; else state="not held"; fi
-			if [ $how = PIPE ]; then exec 3<&-; else kill -$how $pid; fi
-			wait_for $pid false	# until it ends (or 20 s)
-			running $pid && kill -KILL $pid
-			wait $pid; rc=$?
-			exec 3<&-
-			case $how in
-			INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
-			esac
+			end_held $pid $how
 			said=$(grep -c "^sdb: interrupted by SIG$how while standard output took the report: it is cut short$" held.err)
 			[ $how = PIPE ] && want="$want 0" || want="$want 1"	# the line that says so, but for PIPE
 			check "$mode: a report held by a full pipe (64 KiB taken), then $how: sdb ends, exit ${want% *}" \
@@ -3193,14 +3192,7 @@ else
 		else
 			state="not held"
 		fi
-		if [ $how = PIPE ]; then exec 3<&-; else kill -$how $pid; fi
-		wait_for $pid false
-		running $pid && kill -KILL $pid
-		wait $pid; rc=$?
-		exec 3<&-
-		case $how in
-		INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
-		esac
+		end_held $pid $how
 		said=$(grep -c "^sdb: interrupted by SIG$how while standard output took the report: it is cut short$" held.err)
 		[ $how = PIPE ] && want="$want 0" || want="$want 1"
 		check "quick suite: its document held by a full pipe, then $how: sdb ends, exit ${want% *}, no test file" \
