@@ -194,9 +194,13 @@ std::uint64_t total_done(const Shared &s)
 // held for minutes.  So the supervisor nudges: a worker with a ring that
 // has moved no byte for a second gets SIGURG, whose handler only counts
 // it (g_nudged; SA_RESTART): the wait ends or starts again, and entering
-// again reaps what had come.  A thread that is only slow (a device that takes more
-// than a second per I/O) is woken for nothing, once a second, and waits
-// again.  Off at depth 1, where no thread waits in a ring.
+// again reaps what had come.  A thread that is only slow (a device that
+// takes more than a second per I/O) is woken for nothing, once a second,
+// and waits again.  The nudge also reaches a thread in a pass end's or
+// the final fdatasync, which SA_RESTART and the kernel's uninterruptible
+// wait for a flush keep from failing; only a FUSE daemon that honours
+// interrupts (-o intr) could answer EINTR there.  Off at depth 1, where
+// no thread waits in a ring.
 std::atomic<unsigned> g_nudged {0};	// the nudges a thread took, for the tests
 
 class Nudger {

@@ -182,7 +182,7 @@ public:
 	// of CPU per I/O, alternated).  A wake-up the kernel lost once (6.18,
 	// DEFER_TASKRUN: a -q 32 run held for minutes, every I/O done but not
 	// reaped) is the supervisor's to end: a thread without progress for a
-	// second gets SIGURG (nudge(), run.h), the wait returns or restarts,
+	// second gets SIGURG (Nudger, run.h), the wait returns or restarts,
 	// and entering again reaps what had come.
 	int submit_and_wait(unsigned inflight)
 	{

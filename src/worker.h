@@ -430,11 +430,11 @@ unsigned online_cpus()
 // a new one whenever none is free, up to the kernel's cap.  Measured on
 // zram, 2 CPUs, alternated medians of 7 (reads) and 5 (writes): reads are
 // better without at every depth in CPU per I/O (-q 128 2.62 against 3.12
-// us, -q 32 -j 2 2.96 against 3.55) and in IOPS from -q 32 up (-q 32
-// -j 2 588k against 485k a second), within the noise below; writes at
-// -q 32 with a CPU to spare are better with (481k against 421k a second,
-// 2.03 against 2.34 us), and with none to spare much worse (-j 2: 507k
-// against 963k).  So a write at -q 32 or more with fewer threads than
+// us, -q 32 -j 2 2.96 against 3.55), and in IOPS where no CPU is spare
+// (-q 32 -j 2 588k against 485k a second); one thread's IOPS moved with
+// the machine more than with the flag.  Writes at -q 32 with a CPU to
+// spare are better with (481k against 421k a second, 2.03 against 2.34
+// us), and with none to spare much worse (-j 2: 507k against 963k).  So a write at -q 32 or more with fewer threads than
 // CPUs fans out, and nothing else.  Elsewhere (not punted) it waits for
 // one completion, as fio does, so that the device always has the full
 // depth, and submits in plan.submit_batch.
