@@ -182,6 +182,9 @@ void mark(const Worker &w, char *block, std::size_t len, std::uint64_t offset, s
 // only here (O_EXCL: never one that appeared since it was checked), and
 // marked as sdb's; an existing target must still be the inode make_plan()
 // checked.  O_NONBLOCK until then: a FIFO swapped in cannot hang the open.
+// A read or a mix opens with O_NOATIME where it may (the owner, or root):
+// the run leaves the file's atime as it was, and no read pays for the atime
+// check (about 2.5% of the kernel worker's time per 4 KiB read on zram).
 Error open_target(Worker &w)
 {
 	const Options &o = w.plan->opt;
@@ -195,7 +198,11 @@ Error open_target(Worker &w)
 		flags |= O_DIRECT;
 	if (o.sync)
 		flags |= O_SYNC;
+	if (!is_write(o))	// a read leaves the atime alone, and skips its check per read
+		flags |= O_NOATIME;
 	w.fd = Fd(open(t.path.c_str(), flags, 0644));
+	if (!w.fd && errno == EPERM && (flags & O_NOATIME))	// not the owner: the atime it is
+		w.fd = Fd(open(t.path.c_str(), flags & ~O_NOATIME, 0644));
 	if (!w.fd && errno == EEXIST && t.kind == Kind::missing)
 		return runtime_error("%s appeared while sdb was starting%s: refusing to write to it", t.path.c_str(),
 				     lock_note(t.path).c_str());

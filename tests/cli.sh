@@ -367,11 +367,33 @@ if [ "$(id -u)" = 0 ] && [ -w /sys/block/zram0/reset ]; then
 		"$(echo "$rate > $mem" | bc -l)" "$(jq '.warnings | map(select(test("faster than this machine copies memory"))) | length' <<<"$out")"
 	run -w -f /dev/zram0 -s 64m --force --json
 	check "zram zero-buffer write: warns that zeros are meaningless" 1 "$(jq '.warnings | map(select(test("zram0 stores pages of zeros"))) | length' <<<"$out")"
+	# The memory ceiling after a run over 1 GiB/s copies 2 x 16..64 MiB:
+	# its peak memory shows whether it ran.  zram's counters vouch for a
+	# read of stored pages, never for one of same-filled pages.
+	if [ -n "${ASAN_OPTIONS:-}" ] || [ ! -x /usr/bin/time ]; then
+		skipped "zram: the memory ceiling, by peak memory" "needs GNU time, and no AddressSanitizer (its own memory)"
+	else
+		/usr/bin/time -o zram.time -f %M "$sdb" -r -f /dev/zram0 -s 64m -D --json >zram.json 2>/dev/null
+		if [ "$(jq '.total.bytes_per_second > 1073741824' zram.json)" = true ]; then
+			check "zram read of same-filled pages: checked against the memory ceiling (peak $(tail -n 1 zram.time) KiB)" true \
+				"$([ "$(tail -n 1 zram.time)" -ge 32768 ] && echo true || echo false)"
+		else
+			skipped "zram read of same-filled pages: checked against the memory ceiling" "read at 1 GiB/s or less"
+		fi
+	fi
 	run -w -f /dev/zram0 -s 512m -R --force --json
 	check "zram -R write: no zeros warning, still memory-backed" "0 1" \
 		"$(jq -r '[(.warnings | map(select(test("zeros"))) | length), (.warnings | map(select(test("memory-backed"))) | length)] | join(" ")' <<<"$out")"
 	run -r -f /dev/zram0 -s 64m --json
 	check "zram read after a -R write: no same-filled warning" 0 "$(jq '.warnings | map(select(test("same-filled"))) | length' <<<"$out")"
+	if [ -n "${ASAN_OPTIONS:-}" ] || [ ! -x /usr/bin/time ]; then
+		skipped "zram read of stored pages: vouched for, no memory ceiling" "needs GNU time, and no AddressSanitizer (its own memory)"
+	else
+		/usr/bin/time -o zram.time -f %M "$sdb" -r -f /dev/zram0 -s 64m -D --json >zram.json 2>/dev/null
+		check "zram read of stored pages: vouched for, no memory ceiling (peak $(tail -n 1 zram.time) KiB, $(jq .total.bytes_per_second zram.json) B/s)" true \
+			"$([ "$(tail -n 1 zram.time)" -lt 24576 ] && echo true || echo false)"
+	fi
+	rm -f zram.time zram.json
 	echo 1 >/sys/block/zram0/reset
 else
 	skipped "zram" "needs root and /dev/zram0"
@@ -3222,6 +3244,32 @@ run --quick=real -f "$mb_dir/q" -t 0.1 -s 16m --runs 1
 check "quick suite to a reader that reads: the header, four rows, the footer, exit 0" "0 1 4 1" \
 	"$rc $(grep -c '^sdb .* quick suite: ' <<<"$out") $(grep -c '^SEQ\|^RND' <<<"$out") $(grep -c '^One run per test' <<<"$out")"
 rm -rf "$mb_dir"
+fi
+
+# A read leaves the file's access time as it was (O_NOATIME), where the
+# mount would update it: relatime updates an atime older than a day.
+if section read-noatime; then
+na_dir=$(mktemp -d "$PWD/noatime.XXXXXX")
+"$sdb" -w -f "$na_dir/f" -s 4m -b 1m >/dev/null 2>&1
+touch -a -d '2001-02-03 04:05:06' "$na_dir/f"
+before=$(stat -c %X "$na_dir/f")
+opts=$(findmnt -n -o OPTIONS -T "$na_dir" 2>/dev/null)
+if [[ ",$opts," == *,noatime,* ]]; then
+	skipped "read-noatime: a read leaves the atime" "mounted noatime: no read changes it"
+else
+	cat "$na_dir/f" >/dev/null
+	if [ "$(stat -c %X "$na_dir/f")" = "$before" ]; then
+		skipped "read-noatime: a read leaves the atime" "this mount ($opts) did not update an old atime on cat either"
+	else
+		touch -a -d '2001-02-03 04:05:06' "$na_dir/f"
+		run -r -f "$na_dir/f" -b 1m
+		check "read-noatime: sdb -r leaves an old atime as it was (cat changes it), exit 0" "0 $before" "$rc $(stat -c %X "$na_dir/f")"
+		touch -a -d '2001-02-03 04:05:06' "$na_dir/f"
+		run -M 50 -f "$na_dir/f" -s 4m -b 1m -R
+		check "read-noatime: sdb -M 50 leaves it too" "0 $before" "$rc $(stat -c %X "$na_dir/f")"
+	fi
+fi
+rm -rf "$na_dir"
 fi
 
 echo "cli: $pass passed, $fail failed, $skip skipped"
