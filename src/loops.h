@@ -426,8 +426,10 @@ public:
 		std::int64_t now = w_.start_ns;
 		refill_all(now);
 		while (inflight_ > 0 || waiting_count_ > 0) {
+			w_.in_ring_wait.store(true, std::memory_order_relaxed);
 			int err = waiting_count_ ? ring_.submit_and_wait_for(inflight_, pace_.due() - std::max(now, last_))
 						 : ring_.submit_and_wait(inflight_);
+			w_.in_ring_wait.store(false, std::memory_order_relaxed);
 			if (err) {
 				fail(w_, ring_error(t_.path, err));
 				break;

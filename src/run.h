@@ -196,11 +196,10 @@ std::uint64_t total_done(const Shared &s)
 // it (g_nudged; SA_RESTART): the wait ends or starts again, and entering
 // again reaps what had come.  A thread that is only slow (a device that
 // takes more than a second per I/O) is woken for nothing, once a second,
-// and waits again.  The nudge also reaches a thread in a pass end's or
-// the final fdatasync, which SA_RESTART and the kernel's uninterruptible
-// wait for a flush keep from failing; only a FUSE daemon that honours
-// interrupts (-o intr) could answer EINTR there.  Off at depth 1, where
-// no thread waits in a ring.
+// and waits again.  Only a thread inside that wait is nudged
+// (Worker::in_ring_wait): never one in a pass end's or the final
+// fdatasync, which a FUSE daemon that honours interrupts (-o intr) could
+// answer with EINTR.  Off at depth 1, where no thread waits in a ring.
 std::atomic<unsigned> g_nudged {0};	// the nudges a thread took, for the tests
 
 class Nudger {
@@ -226,7 +225,7 @@ public:
 			const std::uint64_t bytes = s.workers[i]->bytes_done.load(std::memory_order_relaxed);
 			if (bytes != seen_[i].first) {
 				seen_[i] = {bytes, now};
-			} else if (now - seen_[i].second >= 1000000000) {
+			} else if (now - seen_[i].second >= 1000000000 && s.workers[i]->in_ring_wait.load(std::memory_order_relaxed)) {
 				pthread_kill(s.threads[i], SIGURG);	// a thread that has ended ignores it
 				seen_[i].second = now;
 			}

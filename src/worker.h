@@ -91,6 +91,7 @@ struct alignas(64) Worker {
 	Fd fd;
 
 	std::atomic<std::uint64_t> bytes_done{0};	// read by the sampler
+	std::atomic<bool> in_ring_wait{false};	// in the ring's wait, where Nudger's SIGURG may go
 	std::uint64_t bytes = 0, ops = 0;
 	std::int64_t start_ns = 0, end_ns = 0;
 	std::int64_t loop_end_ns = 0;	// writes and mixes: the last I/O's end, before the final fdatasync

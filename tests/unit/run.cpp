@@ -1,5 +1,5 @@
 // Unit tests of src/run.h: the supervisor's nudge of a thread whose ring
-// wait has made no progress.
+// wait has made no progress, and of no thread outside that wait.
 #include "../../src/run.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -15,6 +15,7 @@ namespace {
 // A thread that waits in its own ring for a read of a pipe, as a worker
 // waits at -q N, and records what the wait came to.
 struct PipeWaiter {
+	Worker *w = nullptr;	// its in_ring_wait, set around the wait as UringLoop does
 	int p[2] = {-1, -1};
 	std::atomic<bool> ready {false}, done {false};
 	bool unavailable = false;
@@ -34,9 +35,11 @@ struct PipeWaiter {
 		ring.queue(buf, sizeof buf, 0, 3);
 		t.ready = true;
 		unsigned index = 0;
+		t.w->in_ring_wait = true;
 		do
 			t.err = ring.submit_and_wait(1);
 		while (t.err == 0 && !ring.reap(index, t.res));
+		t.w->in_ring_wait = false;
 		t.done = true;
 		return nullptr;
 	}
@@ -52,6 +55,7 @@ TEST_CASE("Nudger: a thread at -q N without progress for a second gets SIGURG, o
 	REQUIRE(pipe(t.p) == 0);
 	Shared s;
 	s.workers.push_back(std::make_unique<Worker>());
+	t.w = s.workers[0].get();
 	pthread_t th;
 	REQUIRE(pthread_create(&th, nullptr, PipeWaiter::main, &t) == 0);
 	s.threads.push_back(th);
@@ -105,6 +109,23 @@ TEST_CASE("Nudger: at depth 1 nobody is nudged")
 	const unsigned before = g_nudged.load();
 	nudger.tick(s, 5000000000);
 	CHECK(g_nudged.load() == before);
+}
+
+TEST_CASE("Nudger: a thread out of its ring's wait (in an fdatasync, say) is not nudged, however long")
+{
+	Shared s;
+	s.workers.push_back(std::make_unique<Worker>());	// in_ring_wait false: as in a pass end
+	s.threads.push_back(pthread_self());
+	Plan plan;
+	plan.opt.queue_depth = 32;
+	Nudger nudger(s, plan, 0);
+	const unsigned before = g_nudged.load();
+	nudger.tick(s, 1500000000);
+	nudger.tick(s, 5000000000);
+	CHECK(g_nudged.load() == before);
+	s.workers[0]->in_ring_wait = true;	// back in the wait, still no byte: nudged at the next tick
+	nudger.tick(s, 5100000000);
+	CHECK(g_nudged.load() == before + 1);	// a signal to this thread: taken before pthread_kill returns
 }
 
 } // TEST_SUITE("run")
