@@ -35,6 +35,11 @@ constexpr std::size_t max_transfer = 0x7ffff000;
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN (1U << 13)
 #endif
+#ifndef IORING_REGISTER_RING_FDS
+#define IORING_REGISTER_RING_FDS 20
+#define IORING_UNREGISTER_RING_FDS 21
+#define IORING_ENTER_REGISTERED_RING (1U << 4)
+#endif
 
 class Ring {
 public:
@@ -51,6 +56,11 @@ public:
 	{
 		if (fixed_file_)
 			syscall(__NR_io_uring_register, fd_.get(), IORING_UNREGISTER_FILES, nullptr, 0);
+		if (enter_flags_ & IORING_ENTER_REGISTERED_RING) {	// else the thread holds the ring until it ends
+			io_uring_rsrc_update up {};
+			up.offset = static_cast<unsigned>(enter_fd_);
+			syscall(__NR_io_uring_register, fd_.get(), IORING_UNREGISTER_RING_FDS, &up, 1);
+		}
 		if (sqes_ != MAP_FAILED)
 			munmap(sqes_, sqes_len_);
 		if (cq_map_ != MAP_FAILED && cq_map_ != sq_map_)
@@ -69,7 +79,9 @@ public:
 	// completion never interrupts it and the wait wakes it once for
 	// wait_batch of them, not once each; COOP_TASKRUN (5.19) is the half of
 	// that an older kernel has.  A kernel that does not know a flag refuses
-	// it with EINVAL: the next set is tried, down to none.
+	// it with EINVAL: the next set is tried, down to none.  The ring's own
+	// descriptor is registered with this thread where the kernel can
+	// (5.18): each io_uring_enter then skips its lookup and reference.
 	Error setup(unsigned entries, unsigned submit_batch, unsigned wait_batch)
 	{
 		static const unsigned tries[] = {
@@ -119,6 +131,14 @@ public:
 		auto *sq_array = reinterpret_cast<unsigned *>(sq + p.sq_off.array);
 		for (unsigned i = 0; i < p.sq_entries; i++)
 			sq_array[i] = i;
+		enter_fd_ = fd_.get();
+		io_uring_rsrc_update up {};
+		up.offset = ~0U;	// any free slot: the kernel says which
+		up.data = static_cast<std::uint64_t>(fd_.get());
+		if (syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_RING_FDS, &up, 1) == 1) {
+			enter_fd_ = static_cast<int>(up.offset);
+			enter_flags_ = IORING_ENTER_REGISTERED_RING;
+		}
 		return {};
 	}
 
@@ -247,9 +267,10 @@ private:
 		arg.ts = reinterpret_cast<std::uintptr_t>(&bound);
 		const bool bounded = bounded_wait_ && (flags & IORING_ENTER_GETEVENTS) && bound_ns >= 0;
 		for (;;) {
-			long n = bounded ? syscall(__NR_io_uring_enter, fd_.get(), submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
+			flags |= enter_flags_;
+			long n = bounded ? syscall(__NR_io_uring_enter, enter_fd_, submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
 						   sizeof arg)
-					 : syscall(__NR_io_uring_enter, fd_.get(), submit, wait, flags, nullptr, 0);
+					 : syscall(__NR_io_uring_enter, enter_fd_, submit, wait, flags, nullptr, 0);
 			if (n >= 0) {
 				pending_ -= std::min(pending_, static_cast<unsigned>(n));
 				return 0;
@@ -268,6 +289,8 @@ private:
 	unsigned *sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
 	unsigned sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, pending_ = 0, submit_batch_ = 0, wait_batch_ = 1;
 	io_uring_cqe *cqes_ = nullptr;
+	int enter_fd_ = -1;		// what io_uring_enter takes: the registered ring's index, else fd_
+	unsigned enter_flags_ = 0;	// IORING_ENTER_REGISTERED_RING where it is registered
 	bool bounded_wait_ = false;	// IORING_FEAT_EXT_ARG: a wait can have a timeout
 	bool fixed_file_ = false;	// attach() registered the target
 };
