@@ -45,6 +45,18 @@ struct PipeWaiter {
 	}
 };
 
+// One worker, whose thread is this one, at a depth: what a Nudger watches.
+struct ThisThread {
+	Shared s;
+	Plan plan;
+	explicit ThisThread(unsigned depth)
+	{
+		s.workers.push_back(std::make_unique<Worker>());
+		s.threads.push_back(pthread_self());
+		plan.opt.queue_depth = depth;
+	}
+};
+
 } // namespace
 
 TEST_SUITE("run") {
@@ -100,31 +112,24 @@ TEST_CASE("Nudger: a thread at -q N without progress for a second gets SIGURG, o
 
 TEST_CASE("Nudger: at depth 1 nobody is nudged")
 {
-	Shared s;
-	s.workers.push_back(std::make_unique<Worker>());
-	s.threads.push_back(pthread_self());
-	Plan plan;
-	plan.opt.queue_depth = 1;
-	Nudger nudger(s, plan, 0);
+	ThisThread t(1);
+	t.s.workers[0]->in_ring_wait = true;	// even one that says it waits
+	Nudger nudger(t.s, t.plan, 0);
 	const unsigned before = g_nudged.load();
-	nudger.tick(s, 5000000000);
+	nudger.tick(t.s, 5000000000);
 	CHECK(g_nudged.load() == before);
 }
 
 TEST_CASE("Nudger: a thread out of its ring's wait (in an fdatasync, say) is not nudged, however long")
 {
-	Shared s;
-	s.workers.push_back(std::make_unique<Worker>());	// in_ring_wait false: as in a pass end
-	s.threads.push_back(pthread_self());
-	Plan plan;
-	plan.opt.queue_depth = 32;
-	Nudger nudger(s, plan, 0);
+	ThisThread t(32);	// in_ring_wait false: as in a pass end
+	Nudger nudger(t.s, t.plan, 0);
 	const unsigned before = g_nudged.load();
-	nudger.tick(s, 1500000000);
-	nudger.tick(s, 5000000000);
+	nudger.tick(t.s, 1500000000);
+	nudger.tick(t.s, 5000000000);
 	CHECK(g_nudged.load() == before);
-	s.workers[0]->in_ring_wait = true;	// back in the wait, still no byte: nudged at the next tick
-	nudger.tick(s, 5100000000);
+	t.s.workers[0]->in_ring_wait = true;	// back in the wait, still no byte: nudged at the next tick
+	nudger.tick(t.s, 5100000000);
 	CHECK(g_nudged.load() == before + 1);	// a signal to this thread: taken before pthread_kill returns
 }
 
