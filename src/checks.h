@@ -714,7 +714,7 @@ Verdict judge(const Plan &plan, const Execution &ex)
 bool zram_vouches(const Plan &plan, const std::string &disk)
 {
 	const Options &o = plan.opt;
-	if (disk.compare(0, 4, "zram") != 0 || memory_backing(disk).empty())
+	if (memory_backing(disk).compare(0, 4, "zram") != 0)
 		return false;
 	if (writes_target(o) && !o.random_buffer)
 		return false;

@@ -266,8 +266,8 @@ private:
 		arg.sigmask_sz = _NSIG / 8;
 		arg.ts = reinterpret_cast<std::uintptr_t>(&bound);
 		const bool bounded = bounded_wait_ && (flags & IORING_ENTER_GETEVENTS) && bound_ns >= 0;
+		flags |= enter_flags_;
 		for (;;) {
-			flags |= enter_flags_;
 			long n = bounded ? syscall(__NR_io_uring_enter, enter_fd_, submit, wait, flags | IORING_ENTER_EXT_ARG, &arg,
 						   sizeof arg)
 					 : syscall(__NR_io_uring_enter, enter_fd_, submit, wait, flags, nullptr, 0);
