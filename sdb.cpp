@@ -34,7 +34,8 @@
 #include "src/verify.h"	// --verify's read-back and its summary
 #include "src/cliff.h"	// where a sequential write's rate fell: a write cache
 #include "src/flash.h"	// --quick=flash: the write to the cliff (its cap, its stop), its words
-#include "src/report.h"	// the human report and the JSON document
+#include "src/report.h"	// the human report, the timeline, the cliff in words, deliver()
+#include "src/document.h"	// the JSON document of a run, the histogram keys
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?

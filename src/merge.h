@@ -10,6 +10,7 @@
 #include "stats.h"
 #include "run.h"
 #include "report.h"
+#include "document.h"
 #include "fleet.h"
 #include "load.h"
 

@@ -17,6 +17,7 @@
 #include "run.h"
 #include "checks.h"
 #include "report.h"
+#include "document.h"
 #include "flash.h"
 
 #include <algorithm>

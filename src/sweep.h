@@ -18,6 +18,7 @@
 #include "run.h"
 #include "checks.h"
 #include "report.h"
+#include "document.h"
 #include "explain.h"
 #include "html.h"
 

@@ -1,7 +1,7 @@
 // Unit tests of src/checks.h: the memory ceiling's copy size and the
 // Verdict on a run against the device's counters.
 #include "../../src/checks.h"
-#include "../../src/report.h"	// json_device
+#include "../../src/document.h"	// json_device
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 

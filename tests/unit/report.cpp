@@ -1,5 +1,5 @@
-// Unit tests of src/report.h: the JSON histogram and Unix times, the
-// timeline, its sparkline and the cliff.
+// Unit tests of src/report.h: the timeline, its sparkline and the cliff,
+// the latency distribution's bars.
 #include "../../src/report.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -10,21 +10,6 @@
 #include <vector>
 
 TEST_SUITE("report") {
-
-TEST_CASE("json_histogram and json_unix: a mergeable histogram, exact Unix times")
-{
-	Histogram h;
-	CHECK(json_histogram(h) == "[]");
-	h.add(5);
-	h.add(5);
-	h.add(1000);
-	unsigned i = Histogram::index(1000);
-	CHECK(json_histogram(h) == format("[[5, 5, 2], [%" PRIu64 ", %" PRIu64 ", 1]]", Histogram::low(i), Histogram::high(i)));
-	CHECK(Histogram::low(i) <= 1000);
-	CHECK(Histogram::high(i) >= 1000);
-	CHECK(json_unix(1764500000LL * 1000000000 + 250081999) == "1764500000.250081");
-	CHECK(json_unix(0) == "0.000000");
-}
 
 TEST_CASE("timeline: steps, rates and the cliff")
 {
