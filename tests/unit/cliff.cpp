@@ -1,23 +1,11 @@
-// cliff: where a sequential write's rate fell, from 0.1 s samples made here.
+// cliff: where a sequential write's rate fell, from 0.1 s samples (falling.h).
 #include "../../src/cliff.h"
 
 #include <doctest/doctest.h>
 
-#include <vector>
+#include "falling.h"
 
-namespace {
-// Samples every 0.1 s of a write at `fast` bytes/s up to `at` bytes, then `slow`.
-std::vector<Sample> falling(double fast, double slow, double at, double seconds)
-{
-	std::vector<Sample> s;
-	for (int i = 1; i <= static_cast<int>(seconds * 10 + 0.5); i++) {
-		double t = i / 10.0, until = at / fast;
-		double bytes = t <= until ? fast * t : at + slow * (t - until);
-		s.push_back({t, static_cast<std::uint64_t>(bytes)});
-	}
-	return s;
-}
-}
+#include <vector>
 
 TEST_SUITE("cliff")
 {

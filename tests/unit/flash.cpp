@@ -4,22 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include "falling.h"
+
 #include <string>
 #include <vector>
-
-namespace {
-// Samples every 0.1 s of a write at `fast` bytes/s up to `at` bytes, then `slow`.
-std::vector<Sample> write_of(double fast, double slow, double at, double seconds)
-{
-	std::vector<Sample> s;
-	for (int i = 1; i <= static_cast<int>(seconds * 10 + 0.5); i++) {
-		double t = i / 10.0, until = at / fast;
-		double bytes = t <= until ? fast * t : at + slow * (t - until);
-		s.push_back({t, static_cast<std::uint64_t>(bytes)});
-	}
-	return s;
-}
-}
 
 TEST_SUITE("flash")
 {
@@ -36,14 +24,14 @@ TEST_CASE("cliff_settled: only once the rate after the fall has run 5 s, and a q
 	const double M = 1048576;
 	// 64 MiB at 80 MiB/s (0.8 s), then 16 MiB/s.
 	CHECK_FALSE(cliff_settled({}));
-	CHECK_FALSE(cliff_settled(write_of(80 * M, 16 * M, 64 * M, 3)));	// 2.2 s after the fall
-	CHECK_FALSE(cliff_settled(write_of(80 * M, 16 * M, 64 * M, 5.6)));	// 4.8 s
-	CHECK(cliff_settled(write_of(80 * M, 16 * M, 64 * M, 6)));		// 5.2 s
+	CHECK_FALSE(cliff_settled(falling(80 * M, 16 * M, 64 * M, 3)));	// 2.2 s after the fall
+	CHECK_FALSE(cliff_settled(falling(80 * M, 16 * M, 64 * M, 5.6)));	// 4.8 s
+	CHECK(cliff_settled(falling(80 * M, 16 * M, 64 * M, 6)));		// 5.2 s
 	// A cache of 40 s at 100 MiB/s: 10 s after its fall, not 5.
-	CHECK_FALSE(cliff_settled(write_of(100 * M, 20 * M, 4000 * M, 48)));
-	CHECK(cliff_settled(write_of(100 * M, 20 * M, 4000 * M, 50.5)));
+	CHECK_FALSE(cliff_settled(falling(100 * M, 20 * M, 4000 * M, 48)));
+	CHECK(cliff_settled(falling(100 * M, 20 * M, 4000 * M, 50.5)));
 	// A steady write never settles: it runs to the cap.
-	CHECK_FALSE(cliff_settled(write_of(50 * M, 50 * M, 0, 60)));
+	CHECK_FALSE(cliff_settled(falling(50 * M, 50 * M, 0, 60)));
 }
 
 TEST_CASE("flash_region: what was written, at most 1 GiB, in whole MiB")
