@@ -271,8 +271,8 @@ void print_side(std::FILE *out, const char *name, std::uint64_t bytes, std::uint
 void print_thread(std::FILE *out, const Worker &w, bool latency)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
-	std::fprintf(out, "Thread %2u (CPU: %2d): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
-		     secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
+	std::fprintf(out, "Thread %2u (CPU: %2d%s): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
+		     w.pinned ? ", pinned" : "", secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
 	if (latency)
 		std::fprintf(out, "           %s\n", latency_summary(w.latency).c_str());
 	if (w.read_latency) {

@@ -15,6 +15,7 @@
 #include <ctime>
 
 #include <linux/io_uring.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -169,6 +170,13 @@ public:
 			t.opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
 			t.buf_index = 0;
 		}
+	}
+
+	// The CPUs this ring's io-wq workers may run on, those now and those it
+	// starts later (5.14): true if the kernel took them.
+	bool place_workers(const cpu_set_t &cpus)
+	{
+		return syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_IOWQ_AFF, &cpus, sizeof cpus) == 0;
 	}
 
 	// An I/O of len bytes at offset into buf, which lies in the attached
