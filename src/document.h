@@ -90,12 +90,13 @@ std::string json_histogram(const Histogram &h)
 	return s + "]";
 }
 
-// A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns"}.
+// A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns",
+// "histogram"}: the side's own buckets, which --merge adds up per side.
 std::string json_side(std::uint64_t bytes, std::uint64_t ops, double secs, const Histogram &latency)
 {
 	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s, "
-		      "\"latency_ns\": %s}", bytes, ops, json_number(rate(bytes, secs)).c_str(),
-		      json_number(rate(ops, secs)).c_str(), json_latency(latency).c_str());
+		      "\"latency_ns\": %s, \"histogram\": %s}", bytes, ops, json_number(rate(bytes, secs)).c_str(),
+		      json_number(rate(ops, secs)).c_str(), json_latency(latency).c_str(), json_histogram(latency).c_str());
 }
 
 // --fsync's syncs: {"ops", "latency_ns"}; null without --fsync.

@@ -246,6 +246,8 @@ struct HostRun {
 	std::vector<Step> timeline;	// only with timeline[].unix; its last partial step included
 	bool mix = false;		// -M: total.read and total.write given
 	std::uint64_t side_bytes[2] = {0, 0}, side_ops[2] = {0, 0};	// [0]: reads, [1]: writes
+	bool side_histograms = false;	// a mix whose total.read and total.write have their histograms
+	Buckets side_latency[2];	// their non-empty buckets
 	struct DeviceView {
 		bool present = false;
 		std::string json;	// the document's device object, as is
@@ -542,6 +544,30 @@ Error load_latency(const Json &doc, const Json &total, const std::vector<Buckets
 	return {};
 }
 
+// A mix's reads and writes apart: total.read.histogram and
+// total.write.histogram (a run's threads merged, or a merged document's
+// hosts), each checked as load_latency checks the Total's.  Where either
+// is missing or null (an sdb before them), side_histograms stays false.
+Error load_side_latency(const Json *const sides[2], const std::vector<Buckets> &side, const std::string &name, HostRun &r)
+{
+	const Json *hist[2] = {nullptr, nullptr};
+	for (int k = 0; r.mix && k < 2; k++)
+		if (const Json *h = sides[k]->find("histogram"); h && h->type != Json::Type::null)
+			hist[k] = h;
+	if (!hist[0] || !hist[1])
+		return {};
+	for (int k = 0; k < 2; k++) {
+		HostRun counts;	// the side's I/O and nanosecond sums, checked apart from the Total's
+		Buckets b;
+		if (Error e = add_histogram(*hist[k], side, counts, b, name, k ? "total.write.histogram" : "total.read.histogram"))
+			return e;
+		coalesce(b);
+		r.side_latency[k] = std::move(b);
+	}
+	r.side_histograms = true;
+	return {};
+}
+
 // A document into a HostRun.  Foreign JSON (not sdb's) is an error that
 // names the key it lacks; a count that is not one names its field.
 Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::vector<Buckets> &side = {})
@@ -586,6 +612,8 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 		if (Error e = count_field(*sides[k], "ops", name, field + ".ops", r.side_ops[k]))
 			return e;
 	}
+	if (Error e = load_side_latency(sides, side, name, r))
+		return e;
 	const Json *threads = doc.find("threads", Json::Type::array);
 	std::uint64_t count = 1;
 	if (!threads) {

@@ -51,6 +51,8 @@ struct Merged {
 	unsigned with_latency = 0;		// inputs whose histograms are in latency
 	bool mix = false;			// every input a mix (-M): its reads and writes apart
 	std::uint64_t side_bytes[2] = {0, 0}, side_ops[2] = {0, 0};	// [0]: reads, [1]: writes
+	bool side_latency_known = false;	// a mix whose every input gave each side's histogram
+	Histogram side_latency[2];		// then those, added up
 	Fleet fleet;				// skew, overlap, stragglers, the worst p99
 	std::vector<std::string> warnings;
 };
@@ -163,11 +165,15 @@ Merged merge_runs(std::vector<HostRun> &runs)
 	m.together_end = runs[0].end_unix;
 	const HostRun *first = &runs[0], *last = &runs[0];
 	m.mix = std::all_of(runs.begin(), runs.end(), [](const HostRun &r) { return r.mix; });
+	m.side_latency_known = m.mix && std::all_of(runs.begin(), runs.end(), [](const HostRun &r) { return r.side_histograms; });
 	std::vector<FleetHost> fleet;
 	for (const HostRun &r : runs) {
 		for (int k = 0; m.mix && k < 2; k++) {
 			m.side_bytes[k] += r.side_bytes[k];
 			m.side_ops[k] += r.side_ops[k];
+			if (m.side_latency_known)
+				for (const auto &b : r.side_latency[k])
+					m.side_latency[k].add_bucket(b.first, b.second);
 		}
 		m.threads += r.threads;
 		m.bytes += r.bytes;
@@ -186,6 +192,11 @@ Merged merge_runs(std::vector<HostRun> &runs)
 		fleet.push_back({r.source, rate(r.bytes, r.seconds), r.p99, r.start_unix, r.end_unix});
 	}
 	input_warnings(runs, m.warnings);
+	if (m.mix && !m.side_latency_known)
+		for (const HostRun &r : runs)
+			if (!r.side_histograms)
+				m.warnings.push_back(r.source + ": no histograms of its reads and writes apart (an older sdb?): "
+							     "the merged reads' and writes' latency is not given");
 	shared_warnings(runs, m.warnings);
 	m.seconds = m.end_unix - m.start_unix;
 	if (last->start_unix - first->start_unix > 0.1)
@@ -272,10 +283,11 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 		     runs.size(), files ? "result" : "host", runs.size() == 1 ? "" : "s", m.threads, m.threads == 1 ? "" : "s", m.seconds,
 		     format_rate(rate(m.bytes, m.seconds)).c_str(), rate(m.ops, m.seconds), m.ops,
 		     format_bytes(m.bytes).c_str());
-	for (int k = 0; m.mix && k < 2; k++)	// as a mix's own Total gives them, without latency (its histogram is of both sides)
-		std::fprintf(out, "           %s  %5.1f%%: %s, %.2f IOPS\n", k ? "write" : "read ",
+	for (int k = 0; m.mix && k < 2; k++)	// as a mix's own Total gives them, with each side's merged latency where known
+		std::fprintf(out, "           %s  %5.1f%%: %s, %.2f IOPS%s\n", k ? "write" : "read ",
 			     m.ops ? 100.0 * static_cast<double>(m.side_ops[k]) / static_cast<double>(m.ops) : 0.0,
-			     format_rate(rate(m.side_bytes[k], m.seconds)).c_str(), rate(m.side_ops[k], m.seconds));
+			     format_rate(rate(m.side_bytes[k], m.seconds)).c_str(), rate(m.side_ops[k], m.seconds),
+			     m.side_latency_known ? (", " + latency_summary(m.side_latency[k])).c_str() : "");
 	if (runs.size() > 1) {
 		if (m.together)
 			std::fprintf(out, "All running: %.6f seconds -> %s (%s)\n", m.together_end - m.together_start,
@@ -302,15 +314,19 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 }
 
 // A merged mix's reads (k = 0) or writes (1) over the union of the
-// windows, as a run's total.read and total.write but for the latency,
-// whose histogram the documents keep for both sides together; else null.
+// windows, as a run's total.read and total.write: the latency from the
+// side's histograms added up, null where an input had none (an older
+// sdb); not a mix: null.
 std::string merged_side(const Merged &m, int k)
 {
 	if (!m.mix)
 		return "null";
-	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s}",
+	return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"bytes_per_second\": %s, \"iops\": %s, "
+		      "\"latency_ns\": %s, \"histogram\": %s}",
 		      m.side_bytes[k], m.side_ops[k], json_number(rate(m.side_bytes[k], m.seconds)).c_str(),
-		      json_number(rate(m.side_ops[k], m.seconds)).c_str());
+		      json_number(rate(m.side_ops[k], m.seconds)).c_str(),
+		      m.side_latency_known ? json_latency(m.side_latency[k]).c_str() : "null",
+		      m.side_latency_known ? json_histogram(m.side_latency[k]).c_str() : "null");
 }
 
 std::string json_host(const HostRun &r)

@@ -1210,6 +1210,8 @@ check "-M 70: each side's bytes are its ops x 4 KiB, and add up" true \
 	"$(jq '.threads[0] | .read.bytes == .read.ops * 4096 and .write.bytes == .write.ops * 4096 and .bytes == .read.bytes + .write.bytes' <<<"$out")"
 check "-M 70: the total's sides are the thread's" true \
 	"$(jq '.total.read.ops == .threads[0].read.ops and .total.write.bytes == .threads[0].write.bytes and .total.read.latency_ns.p99 > 0' <<<"$out")"
+check "-M 70: each side has its own histogram, of its own I/Os, in the thread and the total" true \
+	"$(jq '[.threads[0], .total] | map(.read.ops == ([.read.histogram[][2]] | add) and .write.ops == ([.write.histogram[][2]] | add)) | all' <<<"$out")"
 reads=$(jq '.threads[0].read.ops' <<<"$out")
 run -M 70 -f mixf -m rand -b 4k -s 48m -D --json
 check "-M 70: the same reads again (seeded)" "$reads" "$(jq '.threads[0].read.ops' <<<"$out")"
@@ -1616,7 +1618,16 @@ check "--merge --json of -M runs: total.read and total.write add up" \
 	"$(jq '[.total.read.ops, .total.write.ops, .total.read.bytes] | join(" ")' <<<"$out")"
 check "--merge --json of -M runs: reads and writes make the total" true \
 	"$(jq '.total.read.ops + .total.write.ops == .total.ops and .total.read.bytes + .total.write.bytes == .total.bytes' <<<"$out")"
-rm -f mixm mixm.json mixm2.json
+check "--merge --json of -M runs: each side's percentiles are the input's (the same histogram twice)" \
+	"$(jq -c '[.total.read.latency_ns.p99, .total.write.latency_ns.p99, .total.write.latency_ns.p50]' mixm.json)" \
+	"$(jq -c '[.total.read.latency_ns.p99, .total.write.latency_ns.p99, .total.write.latency_ns.p50]' <<<"$out")"
+run --merge mixm.json mixm2.json
+matches "--merge of -M runs: each side's line has its latency" "$out" "*Total (2 results*read  *%: *IOPS, latency min *p99 *write  *%: *IOPS, latency min *p99 *"
+jq 'del(.total.read.histogram)' mixm2.json >mixm3.json
+run --merge mixm.json mixm3.json --json
+check "--merge of -M runs, one without the sides' histograms: null, and a warning names it" "null 1" \
+	"$(jq -r '"\(.total.read.latency_ns) \(.warnings | map(select(test("^mixm3.json: no histograms of its reads and writes apart"))) | length)"' <<<"$out")"
+rm -f mixm mixm.json mixm2.json mixm3.json
 # --hosts (here a stand-in for ssh, not named ssh, that logs the remote command and runs it
 # here): -f's %h and %r go to each host as given, for it to expand, and
 # the new options reach it.

@@ -349,6 +349,74 @@ TEST_CASE("admit: the same document twice, or a merged one beside its input, is 
 			"d.json: written by sdb 0.0.9, this is sdb " SDB_VERSION ": its fields may mean something else") != m.warnings.end());
 }
 
+// A mix's document: each side's own histogram in total.read and total.write
+// (or none, as an sdb before them wrote it); the threads' histogram holds both.
+std::string mix_document(const char *host, double start, const Histogram &reads, const Histogram &writes, bool sides = true)
+{
+	Histogram both = reads;
+	both.merge(writes);
+	auto side = [&](const Histogram &h) {
+		return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 "%s}", h.count() * 4096, h.count(),
+			      sides ? (", \"histogram\": " + json_histogram(h)).c_str() : "");
+	};
+	return format("{\"version\": \"0.1.0\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
+		      "\"options\": {\"op\": \"mix\", \"mix\": 70, \"mode\": \"rand\", \"block_size\": 4096, \"size\": 1048576}, "
+		      "\"threads\": [{\"id\": 0, \"histogram\": %s}], "
+		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": 2, \"read\": %s, \"write\": %s}, "
+		      "\"warnings\": [], \"interrupted\": false}",
+		      host, start, start + 2, json_histogram(both).c_str(), both.count() * 4096, both.count(),
+		      side(reads).c_str(), side(writes).c_str());
+}
+
+TEST_CASE("merge: a mix's reads and writes keep their own percentiles, from each side's histograms added up")
+{
+	Histogram ra, wa, rb, wb, reads, writes;
+	for (std::uint64_t i = 0; i < 3000; i++) {
+		std::uint64_t r1 = 20000 + i * 7 % 9000, w1 = 400000 + i * 131 % 600000, r2 = 60000 + i * 13 % 30000;
+		ra.add(r1), reads.add(r1), rb.add(r2), reads.add(r2);
+		if (i % 3 == 0)
+			wa.add(w1), wb.add(w1 * 2), writes.add(w1), writes.add(w1 * 2);
+	}
+	std::string a = mix_document("a", 1000, ra, wa), b = mix_document("b", 1000.01, rb, wb);
+	std::vector<HostRun> runs{loaded(a, "a.json"), loaded(b, "b.json")};
+	Merged m = merge_runs(runs);
+	REQUIRE(m.side_latency_known);
+	CHECK(m.side_latency[0].count() == reads.count());
+	CHECK(m.side_latency[0].percentile(0.99) == reads.percentile(0.99));
+	CHECK(m.side_latency[1].percentile(0.99) == writes.percentile(0.99));
+	CHECK(m.side_latency[1].percentile(0.5) > m.side_latency[0].percentile(0.99));	// the writes are the slow side
+	// The same through load_inputs, which lifts the histograms out of the text first.
+	std::vector<HostRun> lifted = inputs(a, "a.json");
+	REQUIRE(lifted.size() == 1);
+	CHECK(lifted[0].side_histograms);
+	CHECK(lifted[0].side_latency[1] == runs[0].side_latency[1]);
+	// The merged document: each side's latency_ns and histogram, which a
+	// second merge reads back as a run's.
+	char *buf = nullptr;
+	std::size_t len = 0;
+	std::FILE *f = open_memstream(&buf, &len);
+	print_merged_json(f, runs, m, {}, {}, false);
+	std::fclose(f);
+	std::string text(buf, len);
+	free(buf);
+	Json doc = json_of(text);
+	const Json *write = doc.find("total")->find("write");
+	REQUIRE(write);
+	CHECK(write->find("latency_ns")->num("p99") == static_cast<double>(writes.percentile(0.99)));
+	HostRun again = loaded(text, "merged.json");
+	CHECK(again.side_histograms);
+	std::vector<HostRun> one{again};
+	CHECK(merge_runs(one).side_latency[0].percentile(0.99) == reads.percentile(0.99));
+	// An input without them: the sides' latency is null, and said why.
+	std::vector<HostRun> older{runs[0], loaded(mix_document("c", 1000, rb, wb, false), "c.json")};
+	m = merge_runs(older);
+	CHECK_FALSE(m.side_latency_known);
+	CHECK(std::count(m.warnings.begin(), m.warnings.end(),
+			 "c.json: no histograms of its reads and writes apart (an older sdb?): "
+			 "the merged reads' and writes' latency is not given") == 1);
+	CHECK(merged_side(m, 0).find("\"latency_ns\": null") != std::string::npos);
+}
+
 TEST_CASE("merge: every host's device verdict, in the line and in hosts[].device (issue 24)")
 {
 	Histogram h;
