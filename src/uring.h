@@ -179,6 +179,9 @@ public:
 		return syscall(__NR_io_uring_register, fd_.get(), IORING_REGISTER_IOWQ_AFF, &cpus, sizeof cpus) == 0;
 	}
 
+	// Collect before sleeping (see submit_and_wait()).
+	void look_first(bool on) { look_first_ = on; }
+
 	// An I/O of len bytes at offset into buf, which lies in the attached
 	// buffer; index comes back with its completion.
 	void queue(char *buf, std::size_t len, std::uint64_t offset, unsigned index)
@@ -212,13 +215,27 @@ public:
 	// reaped) is the supervisor's to end: a thread without progress for a
 	// second gets SIGURG (Nudger, run.h), the wait returns or restarts,
 	// and entering again reaps what had come.
+	//
+	// With look_first (a wait for one completion only), the call that
+	// submits collects what has come without sleeping (GETEVENTS runs the
+	// deferred completions), and a second call sleeps only if nothing had,
+	// as fio's engine does: a thread whose completions come from an io-wq
+	// worker on another CPU then sleeps less often.
 	int submit_and_wait(unsigned inflight)
 	{
 		__atomic_store_n(sq_tail_, tail_, __ATOMIC_RELEASE);
 		while (submit_batch_ > 0 && pending_ > submit_batch_)
 			if (int err = enter(submit_batch_, 0, 0))
 				return err;
-		return enter(pending_, std::min(wait_batch_, std::max(inflight, 1u)), IORING_ENTER_GETEVENTS, -1);
+		const unsigned want = std::min(wait_batch_, std::max(inflight, 1u));
+		if (look_first_ && want == 1) {
+			if (int err = enter(pending_, 0, IORING_ENTER_GETEVENTS))
+				return err;
+			if (*cq_head_ != __atomic_load_n(cq_tail_, __ATOMIC_ACQUIRE))
+				return 0;
+			return enter(0, 1, IORING_ENTER_GETEVENTS, -1);
+		}
+		return enter(pending_, want, IORING_ENTER_GETEVENTS, -1);
 	}
 
 	// --rate: the same, but the wait is for one completion or bound_ns,
@@ -301,6 +318,7 @@ private:
 	unsigned enter_flags_ = 0;	// IORING_ENTER_REGISTERED_RING where it is registered
 	bool bounded_wait_ = false;	// IORING_FEAT_EXT_ARG: a wait can have a timeout
 	bool fixed_file_ = false;	// attach() registered the target
+	bool look_first_ = false;	// submit_and_wait() collects before it sleeps
 };
 
 } // namespace
