@@ -76,7 +76,7 @@ struct Plan {
 	// Not where every I/O goes to io-wq: all at once there (ring_for()).
 	unsigned submit_batch = 4;
 	// io_uring: completions one io_uring_enter waits for; 0: one, or a
-	// quarter of the depth where every I/O goes to io-wq (see ring_for()).
+	// batch where every I/O goes to io-wq (punted_wait(), worker.h).
 	unsigned wait_batch = 0;
 	std::vector<Target> targets;
 	unsigned dio_align = 0;		// bytes; 0 without -D

@@ -1,5 +1,5 @@
 // Unit tests of src/worker.h: -R's stamp and rotation, the memlock hint of
-// a refused ring, mincore's sample.
+// a refused ring, a punted ring's wait, mincore's sample.
 #include "../../src/worker.h"
 #include "../../src/buffer.h"	// Buffer
 
@@ -65,6 +65,22 @@ TEST_CASE("-q refused for memory under a small RLIMIT_MEMLOCK: the error says ul
 	CHECK(memlock_hint(refused, RLIM_INFINITY).msg == refused.msg);	// no limit: not the cause
 	Error other = runtime_error("-q 32: io_uring is not available: %s", std::strerror(EPERM));
 	CHECK(memlock_hint(other, 64 * 1024).msg == other.msg);
+}
+
+TEST_CASE("punted_wait: one below -q 8 (the pinned path), half the depth to -q 64, a quarter deeper")
+{
+	CHECK(punted_wait(2) == 1);
+	CHECK(punted_wait(7) == 1);
+	CHECK(punted_wait(8) == 4);
+	CHECK(punted_wait(16) == 8);
+	CHECK(punted_wait(64) == 32);
+	CHECK(punted_wait(128) == 32);
+	CHECK(punted_wait(256) == 64);
+	for (unsigned depth = 2; depth <= 4096; depth++) {	// the worker is never left idle by the wait
+		CAPTURE(depth);
+		CHECK(punted_wait(depth) >= 1);
+		CHECK(punted_wait(depth) <= depth / 2);
+	}
 }
 
 TEST_CASE("mincore_fraction: exact over a small range, a true sample over a large one")
