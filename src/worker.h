@@ -490,7 +490,7 @@ unsigned punted_wait(unsigned depth)
 // waits for a batch instead (punted_wait(): the workers, not the depth,
 // bound what runs at once there), and hands the refills of that batch to
 // the kernel in the same io_uring_enter: about one call per batch (0.07
-// calls per I/O at -q 32 on zram; split in 4s it was 0.25, t/io_uring's
+// calls per I/O at -q 32 on zram, waiting for 8; split in 4s it was 0.25, t/io_uring's
 // 0.125).  How many io-wq workers run at once is the kernel's choice: a
 // new one only when none runs (one per ring on zram, whose I/O never
 // sleeps), as fio and t/io_uring leave it; or, with IOSQE_ASYNC (fan_out),
