@@ -15,6 +15,8 @@
 // src/MODULE.h, and tests/fuzz_parse.cpp includes this file with
 // SDB_NO_MAIN.
 #include "src/base.h"	// Error and its printing, SIZE, IEC formats, clocks, Fd
+#include "src/signals.h"	// the stop flag, signals (SignalScope, Waiter), printed/deliver, stdout's errno
+#include "src/sys.h"	// sysfs, the mount table, other processes, a cgroup's memory room
 #include "src/json.h"	// the JSON writer's pieces and a small JSON reader
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
 #include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met

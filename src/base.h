@@ -160,17 +160,10 @@ void print_error(const Error &e)
 	std::fprintf(stderr, "sdb: %s\n", one_line(e.msg).c_str());
 }
 
-// The first failed write to stdout: by the time sdb_main() looks, errno has
-// long moved on, so it is kept where the bytes leave, at each flush.
-int g_output_errno = 0;
-
-void flush_output(std::FILE *out)
-{
-	if (std::fflush(out) == EOF && g_output_errno == 0)
-		g_output_errno = errno;
-}
-
 constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+
+// The largest offset a file or device can have (off_t).
+constexpr std::uint64_t max_offset = INT64_MAX;
 
 // SIZE: digits, an optional k/m/g/t (1024-based, either case), optionally
 // followed by "iB" or "B".  Zero, signs, spaces, junk and overflow: nothing.

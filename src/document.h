@@ -68,27 +68,7 @@ std::string json_options(const Plan &p)
 // a closed loop has none, and its document stays as it was.
 std::string json_service(const Histogram &h);
 
-std::string json_latency(const Histogram &h)
-{
-	return format("{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
-		      ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
-		      h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999),
-		      h.max());
-}
-
 std::string json_service(const Histogram &h) { return ", \"service_ns\": " + json_latency(h); }
-
-// The non-empty buckets of a latency histogram, each [low, high, count]
-// with both bounds included: enough to merge histograms exactly later.
-std::string json_histogram(const Histogram &h)
-{
-	std::string s = "[";
-	for (unsigned i = 0; i < Histogram::buckets; i++)
-		if (h.at(i))
-			s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s.size() > 1 ? ", " : "", Histogram::low(i),
-				    Histogram::high(i), h.at(i));
-	return s + "]";
-}
 
 // A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns",
 // "histogram"}: the side's own buckets, which --merge adds up per side.

@@ -12,6 +12,8 @@
 #pragma once
 
 #include "base.h"
+#include "sys.h"
+#include "signals.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -47,103 +49,6 @@ struct Identity {
 };
 
 Identity identity_of(const struct stat &st) { return {st.st_dev, st.st_ino}; }
-
-// The kernel's pseudo-file systems (statfs f_type, linux/magic.h): their
-// files are the kernel's settings and controls (a zero-length file in
-// /proc is not an empty file), so sdb never writes one, even with --force.
-const char *kernel_fs_name(std::uint32_t type)
-{
-	switch (type) {
-	case PROC_SUPER_MAGIC: return "procfs";
-	case SYSFS_MAGIC: return "sysfs";
-	case CGROUP_SUPER_MAGIC: return "cgroupfs (v1)";
-	case CGROUP2_SUPER_MAGIC: return "cgroupfs (v2)";
-	case DEBUGFS_MAGIC: return "debugfs";
-	case TRACEFS_MAGIC: return "tracefs";
-	case 0x62656570: return "configfs";	// CONFIGFS_MAGIC, not in linux/magic.h
-	case SECURITYFS_MAGIC: return "securityfs";
-	case EFIVARFS_MAGIC: return "efivarfs";
-	case BPF_FS_MAGIC: return "bpf";
-	case PSTOREFS_MAGIC: return "pstore";
-	case SELINUX_MAGIC: return "selinuxfs";
-	case SMACK_MAGIC: return "smackfs";
-	case BINFMTFS_MAGIC: return "binfmt_misc";
-	case 0x65735543: return "fusectl";	// FUSE_CTL_SUPER_MAGIC
-	default: return nullptr;
-	}
-}
-
-// One line of a mountinfo: what is mounted where, from what.
-struct Mount {
-	dev_t dev = 0;			// the file system's st_dev
-	std::string point, type, source;
-};
-
-// mountinfo writes space, tab, newline and backslash in paths as \ooo.
-std::string unescape_mount_field(const std::string &s)
-{
-	std::string out;
-	for (std::size_t i = 0; i < s.size(); i++) {
-		if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
-			out += static_cast<char>(std::strtol(s.substr(i + 1, 3).c_str(), nullptr, 8));
-			i += 3;
-		} else {
-			out += s[i];
-		}
-	}
-	return out;
-}
-
-// The mounts of this process's mount namespace, or of the one whose
-// mountinfo `file` is (/proc/PID/mountinfo).
-std::vector<Mount> read_mounts(const std::string &file = "/proc/self/mountinfo")
-{
-	std::vector<Mount> mounts;
-	std::ifstream in(file);
-	std::string line;
-	while (std::getline(in, line)) {
-		std::istringstream fields(line);
-		std::string id, parent, numbers, root, point, word;
-		fields >> id >> parent >> numbers >> root >> point;
-		while (fields >> word && word != "-")
-			continue;	// mount options and optional fields
-		Mount m;
-		unsigned ma = 0, mi = 0;
-		if (std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) != 2 || !(fields >> m.type >> m.source))
-			continue;
-		m.dev = makedev(ma, mi);
-		m.point = unescape_mount_field(point);
-		m.source = unescape_mount_field(m.source);
-		mounts.push_back(std::move(m));
-	}
-	return mounts;
-}
-
-// The numeric entries of /proc other than this process: every process.
-std::vector<pid_t> other_processes()
-{
-	std::vector<pid_t> pids;
-	const long self = getpid();
-	DIR *d = opendir("/proc");
-	if (!d)
-		return pids;
-	while (dirent *e = readdir(d)) {
-		char *end = nullptr;
-		long pid = std::strtol(e->d_name, &end, 10);
-		if (pid > 0 && *end == '\0' && pid != self)
-			pids.push_back(static_cast<pid_t>(pid));
-	}
-	closedir(d);
-	return pids;
-}
-
-std::string comm_of(pid_t pid)
-{
-	std::ifstream in(format("/proc/%d/comm", static_cast<int>(pid)));
-	std::string comm;
-	std::getline(in, comm);
-	return comm.empty() ? "?" : comm;
-}
 
 // What the other processes have: the regular files they hold open, which
 // of them are FUSE daemons, and the regular files mounted as images in
@@ -365,27 +270,6 @@ Error lock_target(int fd, const std::string &path, bool write)
 	std::string who = pid ? format("PID %d, %s", static_cast<int>(pid), comm_of(pid).c_str()) : "a process sdb cannot see";
 	return runtime_error("%s is in use by another run that %s it (%s): refusing to %s it at the same time, even with --force",
 			     path.c_str(), writing ? "writes" : "reads", who.c_str(), write ? "write" : "read");
-}
-
-// Remove path only while it still names the inode that descriptor fd
-// holds (and so keeps from being freed and its number reused): a file
-// renamed onto the path meanwhile is somebody else's and stays.  0, or
-// why not: ESTALE when the path names another file now, else lstat's or
-// unlink's errno.  Linux has no unlink by descriptor, so a rename onto
-// the path between the lstat and the unlink (two system calls) still
-// loses that file; the check closes the window of the whole run.
-// Async-signal-safe (fstat, lstat, unlink, no allocation): the second
-// Ctrl-C calls it on its way to _exit.
-int remove_if_same(const char *path, int fd)
-{
-	struct stat held {}, now {};
-	if (fd < 0 || fstat(fd, &held) != 0)
-		return EBADF;
-	if (lstat(path, &now) != 0)
-		return errno;
-	if (now.st_dev != held.st_dev || now.st_ino != held.st_ino)
-		return ESTALE;
-	return unlink(path) == 0 ? 0 : errno;
 }
 
 } // namespace

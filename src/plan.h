@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base.h"
+#include "sys.h"
 #include "options.h"
 #include "guard.h"
 #include "stats.h"
@@ -103,79 +104,6 @@ bool is_mix(const Options &o) { return o.op == Options::Op::mix; }
 // A write or a mix: the target is opened for writing, with every rule
 // about what sdb may overwrite.
 bool writes_target(const Options &o) { return o.op == Options::Op::write || o.op == Options::Op::mix; }
-
-std::string dirname_of(const std::string &path)
-{
-	auto slash = path.find_last_of('/');
-	if (slash == std::string::npos)
-		return ".";
-	return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string read_line(const std::string &path)
-{
-	std::ifstream in(path);
-	std::string line;
-	std::getline(in, line);
-	return line;
-}
-
-// A path under sysfs: "/sys" + path, or under $SDB_SYSFS, which tests
-// point at a fixture tree.
-std::string sysfs(const std::string &path)
-{
-	const char *root = std::getenv("SDB_SYSFS");
-	return (root && *root ? std::string(root) : std::string("/sys")) + path;
-}
-
-std::string sysfs_dev(dev_t dev)
-{
-	return sysfs(format("/dev/block/%u:%u", major(dev), minor(dev)));
-}
-
-// The device node of a block device's sysfs directory, from its uevent's
-// DEVNAME (a dm device's is dm-N, not its /dev/mapper name).
-std::string device_node(const std::string &dir)
-{
-	std::ifstream uevent(dir + "/uevent");
-	std::string line;
-	while (std::getline(uevent, line))
-		if (line.rfind("DEVNAME=", 0) == 0)
-			return "/dev/" + line.substr(8);
-	return "/dev/" + dir.substr(dir.find_last_of('/') + 1);
-}
-
-std::string fs_name(std::uint32_t type)
-{
-	switch (type) {
-	case EXT4_SUPER_MAGIC: return "ext2/3/4";
-	case TMPFS_MAGIC: return "tmpfs";
-	case RAMFS_MAGIC: return "ramfs";
-	case XFS_SUPER_MAGIC: return "xfs";
-	case BTRFS_SUPER_MAGIC: return "btrfs";
-	case 0x2fc12fc1: return "zfs";
-	case NFS_SUPER_MAGIC: return "nfs";
-	case 0x65735546: return "fuse";
-	case 0xf2f52010: return "f2fs";
-	case 0x794c7630: return "overlayfs";
-	case MSDOS_SUPER_MAGIC: return "vfat";
-	case 0x5346544e: return "ntfs";
-	default: return format("0x%x", type);
-	}
-}
-
-bool memory_fs(std::uint32_t type) { return type == TMPFS_MAGIC || type == RAMFS_MAGIC; }
-
-// The file system's own name ("ext4", not "ext2/3/4") from the mount table.
-std::string mounted_fs_type(dev_t dev, std::uint32_t magic)
-{
-	for (const Mount &m : read_mounts())
-		if (m.dev == dev)
-			return m.type;
-	return fs_name(magic);
-}
-
-bool fuse_fs(std::uint32_t type) { return type == 0x65735546; }
 
 // Why O_DIRECT on path may be buffered I/O, or "" when nothing says so.  A
 // file system that cannot do direct I/O on a file (ext4 data=journal, some
@@ -656,9 +584,6 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 	return {};
 }
 
-// The largest offset a file or device can have (off_t).
-constexpr std::uint64_t max_offset = INT64_MAX;
-
 // Bytes per thread and where each thread's region starts.
 Error size_targets(Plan &plan, Files files)
 {
@@ -718,88 +643,6 @@ Error check_alignment(Plan &plan)
 					   x.size, x.path.c_str(), a, o.size ? "" : " (the file's size is not; give -s)");
 	}
 	return {};
-}
-
-// A number from a one-line file (a cgroup limit); nothing for "max".
-std::optional<std::uint64_t> read_number(const std::string &path)
-{
-	std::string line = read_line(path);
-	if (line.empty() || line[0] < '0' || line[0] > '9')
-		return std::nullopt;
-	return std::strtoull(line.c_str(), nullptr, 10);
-}
-
-// The page cache a cgroup holds: its usage counts it, but it can be reclaimed.
-std::uint64_t cgroup_cache(const std::string &dir, bool v1)
-{
-	std::ifstream in(dir + "/memory.stat");
-	std::string key;
-	std::uint64_t value = 0;
-	while (in >> key >> value)
-		if (key == (v1 ? "total_cache" : "file"))
-			return value;
-	return 0;
-}
-
-// What the memory cgroup this process is in (v2, or v1's memory
-// controller) still lets it use: limit less usage, the least of it and its
-// ancestors'.  UINT64_MAX when no limit applies.
-std::uint64_t cgroup_headroom()
-{
-	std::ifstream in("/proc/self/cgroup");
-	std::string line;
-	std::uint64_t room = UINT64_MAX;
-	while (std::getline(in, line)) {	// "0::/path" (v2), "4:memory:/path" (v1)
-		std::size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-		if (c1 == std::string::npos || c2 == std::string::npos)
-			continue;
-		std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
-		bool v1 = controllers.find(",memory,") != std::string::npos;
-		if (!v1 && controllers != ",,")
-			continue;
-		for (const char *root : v1 ? std::vector<const char *>{"/sys/fs/cgroup/memory"}
-					   : std::vector<const char *>{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-			for (std::string path = line.substr(c2 + 1);; path = dirname_of(path)) {
-				std::string dir = root + (path == "/" ? "" : path);
-				auto limit = read_number(dir + (v1 ? "/memory.limit_in_bytes" : "/memory.max"));
-				auto usage = read_number(dir + (v1 ? "/memory.usage_in_bytes" : "/memory.current"));
-				if (limit && usage && *limit < max_offset) {
-					std::uint64_t used = *usage - std::min(*usage, cgroup_cache(dir, v1));
-					room = std::min(room, *limit - std::min(*limit, used));
-				}
-				if (path.empty() || path == "/" || path == ".")
-					break;
-			}
-		}
-	}
-	return room;
-}
-
-// Memory sdb may use: the kernel's MemAvailable, or less where a memory
-// cgroup limits this process (a container, a systemd slice).
-std::uint64_t available_memory()
-{
-	std::ifstream in("/proc/meminfo");
-	std::string key;
-	std::uint64_t kib = 0, have = 0;
-	while (in >> key >> kib)
-		if (key == "MemAvailable:") {
-			have = kib * KiB;
-			break;
-		}
-	if (have == 0)
-		have = static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-	have = std::min(have, cgroup_headroom());
-	rlimit as {};	// ulimit -v: address space, of which some is mapped already
-	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
-		std::ifstream status("/proc/self/status");
-		std::uint64_t mapped = 0;
-		while (status >> key)
-			if (key == "VmSize:" && status >> mapped)
-				break;
-		have = std::min<std::uint64_t>(have, as.rlim_cur - std::min<std::uint64_t>(as.rlim_cur, mapped * KiB));
-	}
-	return have;
 }
 
 // a * b + c, or UINT64_MAX when that does not fit.

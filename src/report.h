@@ -6,6 +6,7 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "json.h"
 #include "options.h"
 #include "stats.h"
@@ -244,12 +245,6 @@ void print_environment(std::FILE *out, const Report &r)
 			     r.plan->dio_align_source.c_str());
 	std::fprintf(out, "Buffer: %s x %u, %s in huge pages\n", format_bytes(e.buffer_bytes).c_str(),
 		     r.plan->buffers, format_bytes(e.buffer_huge).c_str());
-}
-
-std::string latency_summary(const Histogram &h)
-{
-	return format("latency min %s, avg %s, p99 %s, max %s", format_ns(h.min()).c_str(), format_ns(h.mean()).c_str(),
-		      format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
 }
 
 // --rate: the issue-to-completion time, apart from the latency.
@@ -697,69 +692,6 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "%s\n", cpu_per_io_line(cpu).c_str());
 	if (r.ex->result.interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
-}
-
-// What print() writes, as a string (made in memory, so that no write to
-// stdout can block while it is made).
-template <typename Print>
-std::string printed(Print print)
-{
-	char *text = nullptr;
-	std::size_t len = 0;
-	std::FILE *mem = open_memstream(&text, &len);
-	if (!mem)
-		throw std::bad_alloc();
-	print(mem);
-	std::fclose(mem);
-	std::string s(text, len);
-	std::free(text);
-	return s;
-}
-
-// The report to out (stdout) while the signals sdb blocks are still
-// watched: a pipe takes at most PIPE_BUF at a time, each when poll() says
-// it has room, so a reader that stops reading cannot hold sdb past a
-// Ctrl-C or TERM (128 + n: the report is cut short, one line says so), and
-// a reader that goes away is SIGPIPE's 141, as for a program it ends.
-// 0 when the text left, or on another error (kept in g_output_errno, as
-// flush_output() does, for sdb_main() to report).
-int deliver(std::FILE *out, const std::string &text, Waiter &waiter)
-{
-	flush_output(out);
-	const int fd = fileno(out);
-	struct stat st {};
-	const bool pipe_like = fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-	const std::size_t step = pipe_like ? PIPE_BUF : text.size();
-	for (std::size_t done = 0; done < text.size();) {
-		pollfd fds[2] = {{fd, POLLOUT, 0}, {waiter.signal_fd(), POLLIN, 0}};
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (fds[1].revents & POLLIN) {
-			waiter.interrupted();	// a second signal ends sdb at once
-			const char *name = sigabbrev_np(waiter.received());
-			std::fprintf(stderr, "sdb: interrupted by SIG%s while standard output took the report: it is cut short\n",
-				     name ? name : "?");
-			return waiter.exit_status();
-		}
-		if (!(fds[0].revents & (POLLOUT | POLLERR | POLLHUP | POLLNVAL)))	// the write says which
-			continue;
-		ssize_t n = write(fd, text.data() + done, std::min(step, text.size() - done));
-		if (n < 0 && errno == EPIPE)
-			return 128 + SIGPIPE;
-		if (n < 0 && errno != EINTR && errno != EAGAIN) {
-			if (!g_output_errno)
-				g_output_errno = errno;
-			break;
-		}
-		done += n > 0 ? static_cast<std::size_t>(n) : 0;
-	}
-	return 0;
-}
-
-void emit_warnings(const std::vector<std::string> &warnings)
-{
-	for (const std::string &w : warnings)
-		std::fprintf(stderr, "sdb: warning: %s\n", one_line(w).c_str());
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "plan.h"
 #include "buffer.h"
 #include "worker.h"
@@ -108,15 +109,6 @@ void *worker_main(void *arg)
 	w.gate->leave();
 	return nullptr;
 }
-
-struct Sample {
-	double t;		// seconds since the start
-	std::uint64_t bytes;	// all threads together
-	IntervalLatency latency {};	// the I/Os that ended since the sample before, all threads together
-};
-
-// A question a run can stop at once answered (see supervise()).
-using Enough = std::function<bool(const std::vector<Sample> &)>;
 
 struct RunResult {
 	std::int64_t start_ns = 0;
@@ -270,147 +262,6 @@ void draw_progress(const Plan &plan, const std::string &label, std::uint64_t byt
 		     format_rate(bps).c_str(), iops.c_str(), elapsed, eta);
 	std::fflush(stderr);
 }
-
-// The quick suite's test file, removed even on a second Ctrl-C: its path
-// and the descriptor that proves it is still sdb's (remove_if_same()).
-struct CleanupFile {
-	const char *path = nullptr;
-	int fd = -1;
-};
-CleanupFile g_cleanup;
-
-// Signals arrive through a signalfd (they are blocked in every thread; see
-// SignalScope), worker news through the gate's eventfd: no signal handler ever
-// runs, and no I/O call in a worker is interrupted by one.
-class Waiter {
-public:
-	Waiter(Fd signal_fd, Fd wake_fd) : signal_fd_(std::move(signal_fd)), wake_fd_(std::move(wake_fd)) {}
-
-	// Wait up to ms for a signal or a poke.  A second signal ends sdb at
-	// once.  A pipe on stdout whose reader has gone (POLLERR on its write
-	// end) counts as SIGPIPE now, not when the report is finally written.
-	void wait(int ms, bool &interrupted)
-	{
-		pollfd fds[3] = {{signal_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}, {interrupted ? -1 : 1, 0, 0}};
-		if (poll(fds, 3, ms) <= 0)
-			return;
-		std::uint64_t count;
-		if (fds[1].revents & POLLIN) {
-			ssize_t ignored = read(wake_fd_.get(), &count, sizeof count);
-			(void)ignored;
-		}
-		if (fds[0].revents & POLLIN)
-			take_signal(interrupted);
-		else if (fds[2].revents & POLLERR)
-			stop(SIGPIPE, interrupted);
-	}
-
-	// Outside a run (the -R fill, -T): has a signal come?  Never waits.
-	bool interrupted()
-	{
-		bool seen = received_ != 0;
-		take_signal(seen);
-		return seen;
-	}
-
-	// The first signal that came, 0 while none did.
-	int received() const { return received_; }
-
-	// 128 + the signal's number, as a shell reports a process it ended.
-	int exit_status() const { return 128 + received_; }
-
-	// The error that ends a run a signal stopped before it began.
-	Error interruption(const char *when) const
-	{
-		const char *name = sigabbrev_np(received_);
-		return Error{exit_status(), format("interrupted by SIG%s %s", name ? name : "?", when)};
-	}
-
-	// Outside a run: the interruption if a signal has come, else none.
-	Error stopped(const char *when) { return interrupted() ? interruption(when) : Error{}; }
-
-	int signal_fd() const { return signal_fd_.get(); }
-	int wake_fd() const { return wake_fd_.get(); }
-
-	// Every signal still queued, taken so that none is left to kill sdb
-	// when the mask is restored.
-	void drain()
-	{
-		signalfd_siginfo info;
-		while (read(signal_fd_.get(), &info, sizeof info) == sizeof info)
-			continue;
-	}
-
-private:
-	void take_signal(bool &interrupted)
-	{
-		signalfd_siginfo info;
-		if (read(signal_fd_.get(), &info, sizeof info) != sizeof info)
-			return;
-		if (interrupted) {
-			if (g_cleanup.path)
-				remove_if_same(g_cleanup.path, g_cleanup.fd);
-			const char msg[] = "\nsdb: interrupted again: exiting without results\n";
-			ssize_t ignored = write(2, msg, sizeof msg - 1);
-			(void)ignored;
-			_exit(128 + static_cast<int>(info.ssi_signo));
-		}
-		stop(static_cast<int>(info.ssi_signo), interrupted);
-	}
-	void stop(int sig, bool &interrupted)
-	{
-		received_ = sig;
-		interrupted = true;
-		g_stop.raise();
-	}
-
-	Fd signal_fd_, wake_fd_;
-	int received_ = 0;
-};
-
-// The signals that end sdb (INT, TERM, HUP, QUIT, PIPE, USR1/2, ALRM)
-// blocked (the calling thread's mask is inherited by every worker) and
-// routed to a signalfd; the gate's eventfd for worker news.  Each one
-// stops the run, which reports what it has and exits 128 + its number.
-// Every mode that runs something or prints a report (a run, the quick
-// suite, --hosts, --sweep, --probe, --merge, --compare) holds one, and
-// starts with: if (Error e = scope.error()) ...; its report to stdout goes
-// through deliver() (report.h) while the scope still watches the signals.
-struct SignalScope {
-	sigset_t signals {}, old {};
-	int err = 0;	// why the signalfd or the eventfd could not be made
-	Waiter waiter;
-
-	SignalScope() : waiter(made(block_signals(signals, old), err), made(eventfd(0, EFD_CLOEXEC), err)) {}
-	SignalScope(const SignalScope &) = delete;
-	SignalScope &operator=(const SignalScope &) = delete;
-	// A signal that came after the run (while the report was printed) is
-	// taken here: unblocked, it would kill sdb before stdout is flushed.
-	~SignalScope()
-	{
-		flush_output(stdout);
-		waiter.drain();
-		pthread_sigmask(SIG_SETMASK, &old, nullptr);
-	}
-	Error error() const { return err ? sys_error(err, "signalfd/eventfd") : Error{}; }
-
-private:
-	static int block_signals(sigset_t &signals, sigset_t &old)
-	{
-		sigemptyset(&signals);
-		for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
-			sigaddset(&signals, sig);
-		pthread_sigmask(SIG_BLOCK, &signals, &old);
-		return signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-	}
-	// A descriptor just made, and the first failure's errno.
-	static Fd made(int fd, int &err)
-	{
-		if (fd < 0 && !err)
-			err = errno;
-		return Fd(fd);
-	}
-};
 
 // --start-at: every thread is ready; hold the gate until the real-time
 // clock reads `at`.  Signals and worker news are watched in steps of at

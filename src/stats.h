@@ -5,11 +5,17 @@
 // splitmix64, the one finaliser they and the --verify pattern share.
 #pragma once
 
+#include "base.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cinttypes>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 
@@ -240,5 +246,40 @@ private:
 	std::uint64_t state_;
 	unsigned percent_;
 };
+
+struct Sample {
+	double t;		// seconds since the start
+	std::uint64_t bytes;	// all threads together
+	IntervalLatency latency {};	// the I/Os that ended since the sample before, all threads together
+};
+
+// A question a run can stop at once answered (see supervise()).
+using Enough = std::function<bool(const std::vector<Sample> &)>;
+
+std::string json_latency(const Histogram &h)
+{
+	return format("{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		      ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		      h.min(), h.mean(), h.percentile(0.5), h.percentile(0.9), h.percentile(0.99), h.percentile(0.999),
+		      h.max());
+}
+
+// The non-empty buckets of a latency histogram, each [low, high, count]
+// with both bounds included: enough to merge histograms exactly later.
+std::string json_histogram(const Histogram &h)
+{
+	std::string s = "[";
+	for (unsigned i = 0; i < Histogram::buckets; i++)
+		if (h.at(i))
+			s += format("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s.size() > 1 ? ", " : "", Histogram::low(i),
+				    Histogram::high(i), h.at(i));
+	return s + "]";
+}
+
+std::string latency_summary(const Histogram &h)
+{
+	return format("latency min %s, avg %s, p99 %s, max %s", format_ns(h.min()).c_str(), format_ns(h.mean()).c_str(),
+		      format_ns(h.percentile(0.99)).c_str(), format_ns(h.max()).c_str());
+}
 
 } // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "options.h"
 #include "stats.h"
 #include "pattern.h"
@@ -48,26 +49,6 @@ std::int64_t thread_cpu_ns()
 		return 0;
 	return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
-
-// The process's one stop flag.  The timed loops read it once per I/O
-// (relaxed: a stop is seen at the next I/O).  It is raised by what ends a
-// run early, and nothing else: a signal or a closed stdout (Waiter), a
-// worker's error (fail()), a thread that could not start
-// (start_workers()), a failed --verify read-back (read_all_back()), a
-// run's question answered (supervise()'s enough: the flash suite's write
-// at its cliff); and
-// lowered in one place, where execute() begins a run.
-class StopFlag {
-public:
-	bool raised() const { return raised_.load(std::memory_order_relaxed); }
-	void raise() { raised_.store(true); }
-	void lower() { raised_.store(false); }
-
-private:
-	std::atomic<bool> raised_{false};
-};
-
-StopFlag g_stop;
 
 // One I/O in flight at queue depth > 1.
 struct Slot {
