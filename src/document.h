@@ -1,8 +1,7 @@
 // document: the JSON document of a run (print_json) and its pieces: the
 // options, each thread, the totals and their sides, --rate's outcome, the
-// CPU, the device and its stack, the timeline, the cliff; json_latency and
-// json_histogram, the histogram keys the suite, --merge and --sweep write
-// too.  Its Report and the figures in it are report.h's, the same the
+// CPU, the device and its stack, the timeline, the cliff (the histogram's
+// keys, json_latency and json_histogram, are stats.h's).  Its Report and the figures in it are report.h's, the same the
 // human report prints.
 #pragma once
 

@@ -1,14 +1,14 @@
 // guard: what sdb may touch, and who else is using it.  The kernel's
-// pseudo-file systems, never written (kernel_fs_name); the mount table of
-// any mount namespace (read_mounts); what the other processes have, read
+// pseudo-file systems (sys.h's kernel_fs_name), never written; what the
+// other processes have (the mount tables and /proc that sys.h reads), read
 // once (Survey): a file mounted in any namespace (mounted_anywhere), the
 // processes that hold a file open, a FUSE daemon serving it or a writer
 // (holders_of); the loop devices backed by an inode, asked by inode, not
 // by a path that another namespace may name differently (loop_backs);
 // the run's lock on each target and who holds it
-// (lock_target, lock_note); and removing a file only while its path still
-// names the inode sdb holds open (remove_if_same).  plan.h, worker.h,
-// run.h and quick.h call these.
+// (lock_target, lock_note).  Removing a file only while its path still
+// names the inode sdb holds open (remove_if_same) is signals.h's, where a
+// second Ctrl-C needs it.  plan.h, worker.h, run.h and quick.h call these.
 #pragma once
 
 #include "base.h"

@@ -3,7 +3,7 @@
 // the safety rules (what sdb may overwrite, block devices in use, loop
 // and swap backing files, and guard.h's checks: kernel file systems,
 // images mounted anywhere, other writers, the run's lock on each target);
-// O_DIRECT alignment; sysfs look-ups; the memory budget.  make_plan()
+// O_DIRECT alignment; the memory budget (from sys.h's readers).  make_plan()
 // checks it all up front.
 #pragma once
 

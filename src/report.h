@@ -1,8 +1,7 @@
 // report: the human report of a run (Report, print_human), the timeline
-// and its sparkline, a sequential write's cliff in words, emit_warnings for
-// stderr, and deliver(), which writes a report to stdout without being held
-// there by a reader that does not read.  The JSON document of the same
-// Report is document.h's.
+// and its sparkline, a sequential write's cliff in words.  The JSON
+// document of the same Report is document.h's; the way out to stdout and
+// stderr (printed, deliver, emit_warnings) is signals.h's.
 #pragma once
 
 #include "base.h"

@@ -1,7 +1,7 @@
 // run: one run of a plan.  The start barrier (Gate), the workers' threads,
 // the supervising main thread (sampler, progress line, --start-at,
-// --ramp), signals through a signalfd (SignalScope, Waiter), the Totals,
-// and execute(), which runs a plan start to end.
+// --ramp, the signals signals.h's Waiter brings), the Totals, and
+// execute(), which runs a plan start to end.
 #pragma once
 
 #include "base.h"

@@ -186,7 +186,7 @@ private:
 // Every mode that runs something or prints a report (a run, the quick
 // suite, --hosts, --sweep, --probe, --merge, --compare) holds one, and
 // starts with: if (Error e = scope.error()) ...; its report to stdout goes
-// through deliver() (report.h) while the scope still watches the signals.
+// through deliver() (below) while the scope still watches the signals.
 struct SignalScope {
 	sigset_t signals {}, old {};
 	int err = 0;	// why the signalfd or the eventfd could not be made

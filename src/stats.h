@@ -2,7 +2,9 @@
 // order of the blocks in O(1) memory), Histogram (HdrHistogram-style
 // latency buckets, mergeable), LiveHistogram (coarser buckets the sampler
 // reads while a worker fills them: the timeline's percentiles), MixChooser (-M's read-or-write draw), and
-// splitmix64, the one finaliser they and the --verify pattern share.
+// splitmix64, the one finaliser they and the --verify pattern share; a
+// run's plain data (Sample, Enough) and the histogram's words and JSON
+// keys (latency_summary, json_latency, json_histogram).
 #pragma once
 
 #include "base.h"

@@ -1,8 +1,8 @@
 // worker: one thread's part of a run, up to the barrier.  Owns Worker and
 // its slots; prepare() (open, readahead advice, lay out, evict, the ring,
 // --verify's seed) and what it needs: the page-cache counts, the target's
-// transfer and -R's stamps.  The stop flag g_stop lives here.  The timed
-// loops that follow the barrier are loops.h's.
+// transfer and -R's stamps.  The timed loops that follow the barrier are
+// loops.h's; the stop flag they read, g_stop, is signals.h's.
 #pragma once
 
 #include "base.h"
