@@ -65,9 +65,16 @@ tests/unit/run: $(UNIT_OBJ)
 check-unit: tests/unit/run
 	./tests/unit/run $(if $(SUITE),-ts=$(SUITE))
 
+# The wings (sdb.cpp's include list): the ground floor stands on nothing
+# but itself; the offline wing reads saved documents, and reaches only the
+# ground floor, options and itself, never the engine or the report.
+GROUND = base signals sys json stats pace profiles
+OFFLINE = fleet load merge compare hosts charts html
+
 # Each module compiles alone, with nothing before it but what it includes
 # (-include: a header given as the main file would warn about #pragma once);
-# and the fuzz target, which calls into the modules, still compiles with them
+# each offline module's includes, followed all the way down, keep to its
+# wing; and the fuzz target, which calls into the modules, still compiles with them
 # (g++ is enough for that; make fuzz needs clang).
 check-modules:
 	@pass=0 fail=0; for h in $(wildcard src/*.h); do \
@@ -75,6 +82,12 @@ check-modules:
 		if $(CXX) -std=c++17 -Wall -Wextra -Wno-unused-function -fsyntax-only -include $$h -x c++ /dev/null; \
 		then pass=$$((pass + 1)); echo "ok   module $$m compiles alone"; \
 		else fail=$$((fail + 1)); echo "FAIL module $$m does not compile alone"; fi; \
+	done; \
+	for m in $(OFFLINE); do \
+		reach=$$($(CXX) -std=c++17 -MM src/$$m.h | tr ' \\' '\n\n' | sed -n 's|^src/\(.*\)\.h$$|\1|p' | sort -u); \
+		foreign=$$(for r in $$reach; do case " $(GROUND) options $(OFFLINE) " in *" $$r "*) ;; *) printf '%s ' $$r ;; esac; done); \
+		if [ -z "$$foreign" ]; then pass=$$((pass + 1)); echo "ok   offline $$m reaches only the ground floor, options and the offline wing"; \
+		else fail=$$((fail + 1)); echo "FAIL offline $$m reaches $$foreign"; fi; \
 	done; \
 	if $(CXX) -std=c++17 -Wall -Wextra -fsyntax-only tests/fuzz_parse.cpp; \
 	then pass=$$((pass + 1)); echo "ok   tests/fuzz_parse.cpp compiles against the modules"; \

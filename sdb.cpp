@@ -3,9 +3,11 @@
 // developer's, and LICENSE for the terms.
 //
 // The one translation unit: `g++ sdb.cpp` builds sdb.  Its modules are the
-// headers of src/, included here in the order of one run; each includes
-// only earlier ones and compiles alone (make check-modules), and keeps its
-// code in an anonymous namespace.  Start reading at run(), below: it picks
+// headers of src/, included here in wings: the ground floor, the command
+// line, the engine, the report, the offline wing, the modes.  Each module
+// includes only earlier ones and compiles alone (make check-modules, which
+// also holds the offline wing away from the engine), and keeps its code in
+// an anonymous namespace.  Start reading at run(), below: it picks
 // the mode (--merge, --compare, --hosts, --probe, --sweep, --explain, --quick, -T alone,
 // or a run).
 // Errors travel up as Error values (base.h) and the mode that ran prints
@@ -14,14 +16,20 @@
 // reach the modules without a second copy: tests/unit/MODULE.cpp includes
 // src/MODULE.h, and tests/fuzz_parse.cpp includes this file with
 // SDB_NO_MAIN.
+
+// The ground floor: what every mode shares, standing on nothing else.
 #include "src/base.h"	// Error and its printing, SIZE, IEC formats, clocks, Fd
 #include "src/signals.h"	// the stop flag, signals (SignalScope, Waiter), printed/deliver, stdout's errno
 #include "src/sys.h"	// sysfs, the mount table, other processes, a cgroup's memory room
 #include "src/json.h"	// the JSON writer's pieces and a small JSON reader
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
 #include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met
+#include "src/stats.h"	// Permutation, Histogram and its JSON keys, LiveHistogram, MixChooser, Sample
+
+// The command line.
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
-#include "src/stats.h"	// Permutation, Histogram, LiveHistogram, MixChooser, splitmix64
+
+// The engine: a plan run against its target, and checked.
 #include "src/pattern.h"	// the --verify unit: header, body, classify_unit
 #include "src/guard.h"	// what sdb may touch: kernel file systems, other users of a file, locks
 #include "src/plan.h"	// targets, sizes, alignment, safety: make_plan()
@@ -31,16 +39,17 @@
 #include "src/loops.h"	// the timed loops at depth 1 and N, pass ends, --ramp, the final fdatasync
 #include "src/device.h"	// the block device under the target, counters, holes, link
 #include "src/stack.h"	// the stack below the device, sdb's own I/O, CPU quotas
-#include "src/run.h"	// barrier, supervisor, signals, Totals: execute()
+#include "src/run.h"	// barrier, supervisor, Totals: execute()
 #include "src/checks.h"	// memory ceiling, warnings, the Verdict: judge()
 #include "src/verify.h"	// --verify's read-back and its summary
-#include "src/cliff.h"	// where a sequential write's rate fell: a write cache
-#include "src/flash.h"	// --quick=flash: the write to the cliff (its cap, its stop), its words
-#include "src/report.h"	// the human report, the timeline, the cliff in words, deliver()
-#include "src/document.h"	// the JSON document of a run, the histogram keys
-#include "src/quick.h"	// --quick: the suite, its table and JSON
-#include "src/explain.h"	// --explain: fio command lines
-#include "src/probe.h"	// --probe: is all of the claimed capacity real?
+
+// The report: a run in words and JSON.
+#include "src/cliff.h"	// a sequential write's cliff (a write cache); --quick=flash's cap, its stop at the cliff, its words
+#include "src/report.h"	// the human report, the timeline, the cliff in words
+#include "src/document.h"	// the JSON document of a run
+
+// The offline wing: saved documents only (make check-modules holds it to the
+// ground floor and options).
 #include "src/fleet.h"	// many hosts together: skew, overlap, stragglers, launcher warnings
 #include "src/load.h"	// saved --json documents read back: pdsh, srun, Ansible; histograms lifted
 #include "src/merge.h"	// --merge: saved documents merged into one report
@@ -48,6 +57,11 @@
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 #include "src/charts.h"	// the SVG primitives: lines, a latency histogram, bars with whiskers
 #include "src/html.h"	// --html: the page of a run, a suite, a merge or a comparison
+
+// The modes that run plans.
+#include "src/quick.h"	// --quick: the suite, its table and JSON
+#include "src/explain.h"	// --explain: fio command lines
+#include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/sweep.h"	// --sweep: latency against load, the maximum, ten steps, the knee
 
 #include <cerrno>

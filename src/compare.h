@@ -7,11 +7,10 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "json.h"
 #include "options.h"
 #include "stats.h"
-#include "run.h"
-#include "report.h"
 #include "load.h"
 
 #include <algorithm>

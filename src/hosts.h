@@ -6,9 +6,9 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "json.h"
 #include "options.h"
-#include "run.h"
 #include "merge.h"
 
 #include <algorithm>

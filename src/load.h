@@ -1,6 +1,6 @@
 // load: sdb's --json documents read back for --merge, --compare and
 // --html.  read_input (a file or standard input, interruptible through a
-// SignalScope's Waiter, run.h), the inputs as they come (load_inputs:
+// SignalScope's Waiter, signals.h), the inputs as they come (load_inputs:
 // plain, one after another as srun gathers them, behind pdsh/clush
 // "host: " prefixes, or inside Ansible --tree files), one document into a
 // HostRun (load_run, every count checked), and the histograms lifted out
@@ -9,11 +9,11 @@
 #pragma once
 
 #include "base.h"
+#include "signals.h"
 #include "json.h"
 #include "options.h"
 #include "stats.h"
 #include "fleet.h"
-#include "run.h"
 
 #include <algorithm>
 #include <charconv>

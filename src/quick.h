@@ -18,7 +18,7 @@
 #include "checks.h"
 #include "report.h"
 #include "document.h"
-#include "flash.h"
+#include "cliff.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,6 +1,6 @@
 // flash: --quick=flash's cap, the rule that stops its write at the cliff,
 // the region its rows use, and its words and JSON.
-#include "../../src/flash.h"
+#include "../../src/cliff.h"
 
 #include <doctest/doctest.h>
 
