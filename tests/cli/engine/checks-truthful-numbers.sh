@@ -1,0 +1,46 @@
+#!/bin/bash
+# ------------------------------------------------------------ checks-truthful-numbers
+. "$(dirname "$0")/../lib.sh"
+run -T --json
+check "-T: memory ceiling in JSON" true "$(jq '.memory.memset > 0 and .memory.memcpy > 0 and .memory.memmove > 0' <<<"$out")"
+run -T -w -f /dev/null -s 1m
+matches "-T: memory line before the results" "$out" '*Memory (*memset*memcpy*memmove*'
+
+shm=/dev/shm/sdb-cli-$$
+start=$(date +%s.%N)
+run -w -f "$shm" -s 256m -t 3 -T --json
+end=$(date +%s.%N)
+check "tmpfs -t 3: exit 0" 0 "$rc"
+check "tmpfs: warning" 1 "$(jq '.warnings | map(select(test("tmpfs"))) | length' <<<"$out")"
+check "tmpfs -t 3: >= 2 timeline samples" true "$(jq '.timeline | length >= 2' <<<"$out")"
+check "tmpfs -t 3: memory section" true "$(jq '.memory.memcpy > 0' <<<"$out")"
+check "tmpfs -t 3: total.seconds within the wall time" true \
+	"$(jq --argjson wall "$(echo "$end - $start" | bc -l)" '.total.seconds >= 2.5 and .total.seconds <= $wall' <<<"$out")"
+run -w -f "$shm" -s 64m -t 2.2
+matches "runs of 2 s show a timeline" "$out" '*Timeline:*min*max*'
+run -r -f "$shm" -s 64m --json
+check "tmpfs read: cannot-evict warning" 1 "$(jq '.warnings | map(select(test("cannot be evicted"))) | length' <<<"$out")"
+rm -f "$shm"
+
+run -v -w -f v -s 1m
+matches "-v describes the environment" "$out" '*Host: *Target: v on *Buffer: *'
+run -v -w -f v -s 1m --json
+check "-v: environment in JSON" true "$(jq '.environment.kernel | length > 0' <<<"$out")"
+rm -f v
+
+# Eviction: a default read right after a write must not run at page-cache
+# speed; a --cached read of the same warm file must.  Random 4 KiB reads
+# separate the two by far more than sequential ones (readahead), so the
+# check holds on a busy machine too.
+"$sdb" -w -f evict -s 64m -R >/dev/null 2>&1
+fs=$(stat -f -c %T .)
+if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+	skipped "eviction" "$fs cannot evict"
+else
+	"$sdb" -r -f evict --cached >/dev/null 2>&1	# warm
+	cached=$("$sdb" -r -f evict --cached -m rand --json 2>/dev/null | jq .total.iops)
+	plain=$("$sdb" -r -f evict -m rand --json 2>/dev/null | jq .total.iops)
+	check "eviction: default read <= half a cached read ($plain vs $cached IOPS)" 1 \
+		"$(echo "$plain * 2 <= $cached" | bc -l)"
+fi
+rm -f evict

@@ -1,0 +1,49 @@
+#!/bin/bash
+# ------------------------------------------------------------ compare
+# --compare OLD NEW: a real difference (a loop device read with and
+# without a 40 MiB/s blkio throttle) is significant; two throttled runs of
+# one configuration are not; a quick suite compares test by test.
+. "$(dirname "$0")/../lib.sh"
+run -w -f cmp -s 64m -R
+run -r -f cmp -s 64m -b 1m --json; echo "$out" >cmp-a.json
+run -r -f cmp -s 64m -b 4k --json; echo "$out" >cmp-b.json
+run --compare cmp-a.json cmp-b.json
+check "--compare: exit 0, a line per figure" "0 3" "$rc $(grep -c '^  \(rate\|IOPS\|p99\) ' <<<"$out")"
+contains "--compare: different options are a warning" "$err" "sdb: warning: the options differ"
+contains "--compare: two runs compare their Totals, named both ways" "$out" "read seq 1 MiB Q1T1 -> read seq 4 KiB Q1T1"
+run -r -f cmp -s 64m -b 1m -t 2 --json; echo "$out" >cmp-a.json
+run --compare cmp-a.json cmp-a.json --json
+check "--compare --json: the same document, no change, intervals" "0 0 true" \
+	"$rc $(jq '.compare[0].change' <<<"$out") $(jq '.compare[0].low <= 0 and .compare[0].high >= 0 and .compare[0].significant == false' <<<"$out")"
+bad_input 2 "--compare: needs OLD NEW" --compare cmp-a.json
+bad_input 2 "--compare and --block-size" --compare cmp-a.json cmp-b.json -b 4k
+echo '{"version": "0.1.0"}' >cmp-c.json
+bad_input 1 "cmp-c.json: not an sdb run, quick suite or merge" --compare cmp-a.json cmp-c.json
+echo 'not json' >cmp-d.json
+bad_input 1 "cmp-d.json: not valid JSON" --compare cmp-d.json cmp-a.json
+rm -f cmp cmp-?.json
+if [ "$(id -u)" != 0 ] || [ ! -w /sys/fs/cgroup/blkio ]; then
+	skipped "--compare of a throttled and a free device" "needs root and cgroup v1 blkio"
+else
+	truncate -s 256m cmp.img
+	loop=$(losetup -f --show --direct-io=on cmp.img)
+	"$sdb" -w -f "$loop" -s 256m -D -R --force >/dev/null 2>&1
+	cg=/sys/fs/cgroup/blkio/sdb-cli-compare-$$
+	mkdir "$cg"
+	echo "$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ') $((40 << 20))" >"$cg/blkio.throttle.read_bps_device"
+	for x in a b; do
+		sh -c "echo \$\$ >$cg/tasks; exec $sdb -r -f $loop -s 256m -b 1m -D -t 3 --json" >cmp-$x.json 2>/dev/null
+	done
+	"$sdb" -r -f "$loop" -s 256m -b 1m -D -t 3 --json >cmp-c.json 2>/dev/null
+	rmdir "$cg"
+	run --compare cmp-a.json cmp-b.json --json
+	check "--compare, two throttled runs: no significant difference in the rate" "0 false" \
+		"$rc $(jq '.compare[] | select(.metric == "bytes_per_second") | .significant' <<<"$out")"
+	run --compare cmp-a.json cmp-c.json --json
+	check "--compare, throttled against free: the rate up, significantly" "0 true true" \
+		"$rc $(jq -r '[.compare[] | select(.metric == "bytes_per_second") | .significant, .low > 1] | map(tostring) | join(" ")' <<<"$out")"
+	run --compare cmp-a.json cmp-c.json
+	contains "--compare: significant in words" "$out" ": significant"
+	losetup -d "$loop"; loop=
+	rm -f cmp.img cmp-?.json
+fi

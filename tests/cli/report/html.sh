@@ -1,0 +1,43 @@
+#!/bin/bash
+# ------------------------------------------------------------ html
+# --html FILE: one page, nothing outside it: the document it embeds is
+# the --json one of the same run, its SVG parses as XML, and headless
+# Chromium (where installed) loads it with no error and no request.
+. "$(dirname "$0")/../lib.sh"
+run -r -f /dev/zero -s 1g -b 4k -m rand -t 2.5 --json --html page.html
+check "--html with --json: exit 0, the page written" "0 true" "$rc $([ -s page.html ] && echo true)"
+check "--html: under 300 KB" true "$([ "$(size_of page.html)" -lt 300000 ] && echo true)"
+embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/script>/p' page.html | sed '1d;$d' | sed 's|<\\/|</|g')
+check "--html: the embedded document is the --json one of the same run" "$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$embedded")"
+lacks "--html: no external reference" "$(sed 's|xmlns="http://www.w3.org/2000/svg"||g' page.html)" "http"
+lacks "--html: no src or href" "$(cat page.html)" "src="
+check "--html: throughput, IOPS, percentiles over time and latency drawn" 4 "$(grep -c '^<svg ' page.html)"
+if command -v xmllint >/dev/null; then
+	bad_svg=0
+	while read -r n; do
+		awk -v n="$n" '/^<svg /{k++} k==n{print} /^<\/svg>/{if (k==n) exit}' page.html >one.svg
+		xmllint --noout one.svg 2>/dev/null || bad_svg=$((bad_svg + 1))
+	done < <(seq 1 4)
+	check "--html: each SVG parses as XML (xmllint)" 0 "$bad_svg"
+	rm -f one.svg
+else
+	skipped "--html SVG as XML" "needs xmllint (libxml2-utils)"
+fi
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --window-size=800,1100 \
+		--screenshot="$work/page.png" "file://$work/page.html" >/dev/null 2>"$work/chromium.err"
+	check "--html in headless Chromium: a screenshot that is not blank" true \
+		"$([ "$(size_of page.png)" -gt 20000 ] 2>/dev/null && echo true || echo false)"
+	rm -f page.png
+else
+	skipped "--html in a browser" "needs chromium"
+fi
+run -r -f /dev/zero -s 64m --html page.html
+contains "--html: the human report is unchanged beside it" "$out" "sdb 0.1.0: read seq"
+mkdir -p adir
+run -r -f /dev/zero -s 64m --html adir
+check "--html into a directory: exit 1, the report still printed" "1 true" "$rc $([[ $out == *"Thread  0"* ]] && echo true)"
+contains "--html into a directory: says why" "$err" "sdb: --html adir: not a regular file"
+bad_input 2 "--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep" --explain -r -f adir --html page.html
+rm -rf adir page.html
