@@ -12,7 +12,7 @@ counts=$(sed -n 's/^\[doctest\] test cases: *\([0-9]*\) | *\([0-9]*\) passed | *
 set -- $counts
 upass=$1 ufail=$2 uskip=$3
 
-bash tests/cli.sh "$sdb" "$man" "$version" "$log"
+bash tests/cli/run.sh "$sdb" "$man" "$version" "$log"
 cli=$(tail -n 1 "$log")
 case $cli in
 cli:*) set -- $cli; cpass=$2 cfail=$3 cskip=$4 ;;

@@ -84,9 +84,13 @@ else
 	finish
 fi
 # The summary line of make check, to show that the tests ran in the build.
+# A user's dpkg-buildpackage runs make check (dh_auto_test); CI, which ran
+# make check on the same tree minutes before, builds with
+# DEB_BUILD_OPTIONS=nocheck, and then there is no summary to look for.
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/build.log" | tail -n 1)
-case $summary in
-*" passed, 0 failed"*) ok "make check in the build: $summary" ;;
+case ${DEB_BUILD_OPTIONS:-}:$summary in
+*nocheck*:) echo "skip make check in the build (DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS)" ;;
+*:*" passed, 0 failed"*) ok "make check in the build: $summary" ;;
 *) bad "make check in the build" "no summary line (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})" ;;
 esac
 deb=$(echo "$tmp/${pkg}_${version}_"*.deb)

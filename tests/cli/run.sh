@@ -50,6 +50,7 @@ else
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdb-cli-run.XXXXXX") || exit 2
+chmod 755 "$tmp"	# the sections that run sdb as nobody reach their files through it
 pass=0 fail=0 skip=0
 declare -A started pid_of
 # shellcheck disable=SC2317  # called by the traps
