@@ -3,11 +3,13 @@
 // numbers after it, and the Verdict: the device's counters against the
 // bytes claimed (sdb's own share of them, and every level of the stack
 // below), busy time, and what limited the run, a CPU quota included
-// (judge); syncs faster than the device can make data stable.
+// (judge); syncs faster than the device can make data stable; whether
+// --rate's load was met (rate_outcome).
 #pragma once
 
 #include "base.h"
 #include "options.h"
+#include "pace.h"
 #include "plan.h"
 #include "buffer.h"
 #include "device.h"
@@ -313,8 +315,9 @@ bool on_memory_fs(const Plan &plan)
 	return (kind == Kind::file || kind == Kind::missing) && memory_fs(plan.fs_type);
 }
 
-// Numbers that would mislead, said in words.
-std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const MemoryRates *mem)
+// Numbers that would mislead, said in words; who starts the memory
+// ceiling's sentence ("SEQ1M Q8T1: ", a suite's run).
+std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const MemoryRates *mem, const std::string &who = "")
 {
 	std::vector<std::string> w;
 	const Options &o = plan.opt;
@@ -345,8 +348,8 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 			double secs = (wk->end_ns - wk->start_ns) / 1e9;
 			double bps = rate(wk->bytes, secs);
 			if (bps > mem->memcpy_bps)
-				w.push_back(format("thread %u ran at %s, faster than this machine copies memory (%s): that is a cache, not the device",
-						   wk->id, format_rate(bps).c_str(), format_rate(mem->memcpy_bps).c_str()));
+				w.push_back(format("%sthread %u ran at %s, faster than this machine copies memory (%s): that is a cache, not the device",
+						   who.c_str(), wk->id, format_rate(bps).c_str(), format_rate(mem->memcpy_bps).c_str()));
 		}
 	}
 	return w;
@@ -732,6 +735,21 @@ bool suspicious(const Plan &plan, const Verdict &v, double bytes_per_second)
 	std::string disk = disk_name(plan.fs_dev);
 	bool vouched = v.confirmed && (memory_backing(disk).empty() || zram_vouches(plan, disk));
 	return !plan.opt.cached && !vouched && bytes_per_second > 1.0 * GiB;
+}
+
+// --rate: the offered load, all threads together, against what ran (the
+// achieved rate over the window up to the last I/O's return, so that a
+// final fdatasync does not count as I/O not issued); none without --rate.
+std::optional<RateOutcome> rate_outcome(const Plan &p, const Execution &ex)
+{
+	if (!(p.opt.rate.per_second > 0))
+		return std::nullopt;
+	std::int64_t behind = 0;
+	for (auto &w : ex.shared.workers)
+		behind = std::max(behind, w->behind_ns);
+	const double threads = static_cast<double>(ex.shared.workers.size());
+	return judge_rate(ios_per_second(p.opt.rate, p.block_size) * threads, rate(ex.totals.ops, ex.totals.io),
+			  behind / 1e9);
 }
 
 // The warnings a verdict adds: too few bytes reached the device; or none

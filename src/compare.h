@@ -350,4 +350,20 @@ int run_compare(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	return exit_ok;
 }
 
+// --compare's rules: it reads two results and runs nothing, so only
+// --json and --html go with it.
+Error check_compare(const Options &o)
+{
+	for (const std::string &g : o.given) {
+		std::string name = g.substr(0, g.find('='));
+		if (name != "--compare" && name != "--json" && name != "--html")
+			return usage_error("--compare and %s: --compare reads two saved results, it runs nothing", name.c_str());
+	}
+	if (o.compare_files.size() != 2)
+		return usage_error("--compare: needs OLD NEW, two sdb --json documents (- for standard input)");
+	return {};
+}
+
+const Mode compare_mode = {"--compare", [](const Options &o) { return o.compare; }, check_compare, run_compare};
+
 } // namespace

@@ -209,4 +209,24 @@ int explain_run(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
+// --explain's rules: fio command lines, of a test or of the quick suite.
+Error check_explain(const Options &o)
+{
+	if (o.json)
+		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
+	if (o.op == Options::Op::none && !o.quick)
+		return usage_error("--explain: needs -w, -r, -M or --quick, a test to explain");
+	if (o.start_at_ns)
+		return usage_error("--start-at and --explain: a start time is for one run (-w, -r or -M)");
+	return o.quick ? check_quick(o) : check_test(o);
+}
+
+// --explain and -T alone print with stdio: they block no signal (no
+// SignalScope: nothing runs that a signal must stop first), so INT or
+// TERM ends them at once even on a blocked stdout, as any program.
+const Mode explain_mode = {"--explain", [](const Options &o) { return o.explain; }, check_explain,
+			   [](const Options &o, std::FILE *out, std::string *) {
+				   return o.quick ? explain_quick(o, out) : explain_run(o, out);
+			   }};
+
 } // namespace

@@ -1,8 +1,7 @@
 // fleet: what several hosts' runs say together beyond their sum.  Owns the
 // coherence figures (the start skew, the overlap of the windows), the
-// straggler rule (median and MAD of the hosts' rates and p99s) and the
-// warning for a relative --start-at under a parallel launcher.  Offers
-// judge_fleet() and launcher_warnings().
+// straggler rule (median and MAD of the hosts' rates and p99s).  Offers
+// judge_fleet().
 #pragma once
 
 #include "base.h"
@@ -113,24 +112,6 @@ Fleet judge_fleet(const std::vector<FleetHost> &hosts)
 		f.warnings.push_back(format("straggler %s: %s", h.label.c_str(), why.c_str()));
 	}
 	return f;
-}
-
-// Under srun or mpirun every rank parses "--start-at +SEC" when it starts,
-// so the launch's own skew passes into the windows: say so.
-std::vector<std::string> launcher_warnings(const Options &opt)
-{
-	std::vector<std::string> w;
-	std::string which;
-	launcher_rank(which);
-	if (which.empty())
-		return w;
-	for (const std::string &g : opt.given)
-		if (g.rfind("--start-at=+", 0) == 0)
-			w.push_back(format("--start-at %s under a launcher (%s is set): each rank counts from its own "
-					   "start, so the launch's skew passes into the windows; give one absolute time "
-					   "computed before the launch, e.g. --start-at $(( $(date +%%s) + 10 ))",
-					   g.substr(11).c_str(), which.c_str()));
-	return w;
 }
 
 } // namespace

@@ -492,4 +492,27 @@ int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	return errors.empty() ? exit_ok : exit_runtime;
 }
 
+// --hosts' rules: one test on each host, with somewhere to run it; then
+// the test's own.
+Error check_hosts(const Options &o)
+{
+	if (o.quick)
+		return usage_error("--hosts and --quick: --hosts runs one test (-w, -r or -M) on each host");
+	if (o.explain)
+		return usage_error("--hosts and --explain: explain the run without --hosts");
+	if (o.sweep)
+		return usage_error("--sweep and --hosts: sweep one host at a time");
+	if (o.op == Options::Op::none)
+		return usage_error("--hosts: needs -w, -r or -M, the test to run on each host");
+	bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
+	if (o.file.empty() && !paths)
+		return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
+	if (o.fanout && o.fanout < o.hosts.size() && o.start_at_ns)
+		return usage_error("--fanout %u and --start-at: %zu hosts in waves of %u cannot all start at one time",
+				   o.fanout, o.hosts.size(), o.fanout);
+	return check_test(o);
+}
+
+const Mode hosts_mode = {"--hosts", [](const Options &o) { return !o.hosts.empty(); }, check_hosts, run_hosts};
+
 } // namespace

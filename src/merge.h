@@ -489,4 +489,20 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	return errors.empty() && !any_failed ? exit_ok : exit_runtime;
 }
 
+// --merge's rules: it reads results and runs nothing, so only --json and
+// --html go with it, and it needs the documents.
+Error check_merge(const Options &o)
+{
+	for (const std::string &g : o.given) {
+		std::string name = g.substr(0, g.find('='));
+		if (name != "--merge" && name != "--json" && name != "--html")
+			return usage_error("--merge and %s: --merge reads saved results, it runs nothing", name.c_str());
+	}
+	if (o.merge_files.empty())
+		return usage_error("--merge: needs FILE... (sdb --json documents; - for standard input)");
+	return {};
+}
+
+const Mode merge_mode = {"--merge", [](const Options &o) { return o.merge; }, check_merge, run_merge};
+
 } // namespace

@@ -1,8 +1,10 @@
 // options: the command line.  Owns Options (every option with its
 // default), usage_text, and parse_args(), which never exits or prints and
 // is re-entrant for the tests; -f's %h/%r/%% (expand_file), --start-at
-// (parse_start_at), --hosts' list (parse_hosts), and the rules on which
-// options go together (check_combination).
+// (parse_start_at, and its warnings: a late start, a relative time under a
+// launcher), --hosts' list (parse_hosts), and the rules on which
+// options go together (check_given, check_test, check_combination; a
+// mode's own are its module's), and Mode, a row of sdb.cpp's table of modes.
 #pragma once
 
 #include "base.h"
@@ -641,26 +643,11 @@ Error check_verify(const Options &o)
 	return {};
 }
 
-// --rate and --sweep: an open loop over one test.  The sweep runs many,
-// each with its own rate, so what makes one run of many cannot go with it.
+// --rate: an open loop over one test (--sweep's own rules are sweep.h's).
 Error check_rate(const Options &o)
 {
-	const bool rate = o.rate.per_second > 0;
-	if (!rate && !o.sweep)
-		return {};
-	const char *name = o.sweep ? "--sweep" : "--rate";
-	if (o.op == Options::Op::none)
-		return usage_error("%s: needs a test: -w, -r or -M", name);
-	if (!o.sweep)
-		return {};
-	if (rate)
-		return usage_error("--sweep and --rate: the sweep sets its own rates (10%% to 100%% of the maximum)");
-	if (!o.hosts.empty())
-		return usage_error("--sweep and --hosts: sweep one host at a time");
-	if (o.start_at_ns)
-		return usage_error("--sweep and --start-at: a start time is for one run; the sweep is eleven");
-	if (o.verify)
-		return usage_error("--sweep and --verify: eleven runs would rewrite what is checked; verify a -w run alone");
+	if (o.rate.per_second > 0 && o.op == Options::Op::none)
+		return usage_error("--rate: needs a test: -w, -r or -M");
 	return {};
 }
 
@@ -673,91 +660,48 @@ std::string canonical_option(int c, const char *arg)
 	return format("-%c", c);
 }
 
-// Options that are fine one by one but not together.
-Error check_combination(const Options &o)
+// Under srun or mpirun every rank parses "--start-at +SEC" when it starts,
+// so the launch's own skew passes into the windows: say so.
+std::vector<std::string> launcher_warnings(const Options &opt)
+{
+	std::vector<std::string> w;
+	std::string which;
+	launcher_rank(which);
+	if (which.empty())
+		return w;
+	for (const std::string &g : opt.given)
+		if (g.rfind("--start-at=+", 0) == 0)
+			w.push_back(format("--start-at %s under a launcher (%s is set): each rank counts from its own "
+					   "start, so the launch's skew passes into the windows; give one absolute time "
+					   "computed before the launch, e.g. --start-at $(( $(date +%%s) + 10 ))",
+					   g.substr(11).c_str(), which.c_str()));
+	return w;
+}
+
+// What every command line is held to before its mode's own rules: an
+// option given without the mode it belongs to, and what --html can draw.
+Error check_given(const Options &o)
 {
 	if (!o.html.empty() && (o.explain || o.probe || (o.op == Options::Op::none && !o.quick && !o.merge && !o.compare)))
 		return usage_error("--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep");
-	auto html_given = [](const std::string &g) { return g.substr(0, g.find('=')) == "--html"; };
-	if (o.compare) {	// reads two results, runs nothing: only --json and --html go with it
-		for (const std::string &g : o.given)
-			if (g != "--compare" && g != "--json" && !html_given(g))
-				return usage_error("--compare and %s: --compare reads two saved results, it runs nothing",
-						   g.substr(0, g.find('=')).c_str());
-		if (o.compare_files.size() != 2)
-			return usage_error("--compare: needs OLD NEW, two sdb --json documents (- for standard input)");
-		return {};
-	}
-	if (o.merge) {	// reads results, runs nothing: only --json and --html go with it
-		for (const std::string &g : o.given)
-			if (g != "--merge" && g != "--json" && !html_given(g))
-				return usage_error("--merge and %s: --merge reads saved results, it runs nothing",
-						   g.substr(0, g.find('=')).c_str());
-		if (o.merge_files.empty())
-			return usage_error("--merge: needs FILE... (sdb --json documents; - for standard input)");
-		return {};
-	}
 	if (o.destructive && !o.probe)
 		return usage_error("--destructive: only meaningful with --probe");
-	if (o.probe) {	// its own units, sizes and order: only -f, --force, --json and -v go with it
-		for (const std::string &g : o.given) {
-			std::string name = g.substr(0, g.find('='));
-			if (name != "--probe" && name != "--destructive" && name != "--file" && name != "--force" &&
-			    name != "--json" && name != "--verbose")
-				return usage_error("--probe and %s: the probe chooses its own I/O (-f, --force, --json, -v only)",
-						   name.c_str());
-		}
-		if (o.file.empty())
-			return usage_error("--probe needs -f FILE: the device or file to check");
-		return {};
-	}
-	if (!o.hosts.empty()) {
-		if (o.quick)
-			return usage_error("--hosts and --quick: --hosts runs one test (-w, -r or -M) on each host");
-		if (o.explain)
-			return usage_error("--hosts and --explain: explain the run without --hosts");
-		if (o.op == Options::Op::none)
-			return usage_error("--hosts: needs -w, -r or -M, the test to run on each host");
-		bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
-		if (o.file.empty() && !paths)
-			return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
-		if (o.fanout && o.fanout < o.hosts.size() && o.start_at_ns)
-			return usage_error("--fanout %u and --start-at: %zu hosts in waves of %u cannot all start at one time",
-					   o.fanout, o.hosts.size(), o.fanout);
-	} else if (o.fanout || o.host_timeout > 0) {
+	if (o.hosts.empty() && (o.fanout || o.host_timeout > 0))
 		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
-	}
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
 	if (o.runs && !o.quick)
 		return usage_error("--runs: only meaningful with --quick");
-	if (o.explain && o.json)
-		return usage_error("--explain and --json: the explanation is fio command lines, not JSON");
-	if (o.explain && o.op == Options::Op::none && !o.quick)
-		return usage_error("--explain: needs -w, -r, -M or --quick, a test to explain");
-	if (o.start_at_ns && (o.quick || o.explain))
-		return usage_error("--start-at and %s: a start time is for one run (-w, -r or -M)",
-				   o.quick ? "--quick" : "--explain");
+	return {};
+}
+
+// A test's options together (-w, -r, -M, or -T alone): the rules of the
+// modes that run one test (the plain run, --hosts, --sweep, --explain)
+// after their own.
+Error check_test(const Options &o)
+{
 	if (o.start_at_ns && o.op == Options::Op::none)
 		return usage_error("--start-at: needs -w, -r or -M, a run to start");
-	if (o.quick) {
-		if (o.file.empty())
-			return usage_error("--quick needs -f PATH: a directory, or a new file name");
-		const struct {
-			bool given;
-			const char *name;
-		} fixed[] = {
-			{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
-			{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
-			{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
-			{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"}, {o.verify, "--verify"},
-			{o.rate.per_second > 0, "--rate"}, {o.sweep, "--sweep"},
-		};
-		for (const auto &f : fixed)
-			if (f.given)
-				return usage_error("--quick and %s: the quick suite sets its own tests", f.name);
-		return {};
-	}
 	if (o.cached && o.direct)
 		return usage_error("--cached and -D: O_DIRECT bypasses the cache --cached asks to measure");
 	if (o.op == Options::Op::none && (o.fsync_every || o.ramp > 0))
@@ -788,6 +732,28 @@ Error check_combination(const Options &o)
 				   o.op == Options::Op::write ? "-w" : o.op == Options::Op::read ? "-r" : "-M");
 	return {};
 }
+
+// Options that are fine one by one but not together, for a command line
+// with no mode of its own (a -w, -r or -M run, -T alone): sdb.cpp holds
+// every other command line to its mode's rules (Mode::check) instead.
+Error check_combination(const Options &o)
+{
+	if (Error e = check_given(o))
+		return e;
+	return check_test(o);
+}
+
+// A mode: one row of sdb.cpp's table.  chosen: whether a command line picks
+// it (the first row that says so runs); check: every rule on what goes with
+// it (check_given() has run before); run: the mode, returning the exit
+// status; with --html, page is where it leaves the JSON document the page
+// draws (a mode that writes its page itself leaves it empty).
+struct Mode {
+	const char *name;
+	bool (*chosen)(const Options &);
+	Error (*check)(const Options &);
+	int (*run)(const Options &, std::FILE *out, std::string *page);
+};
 
 // Edits (insert, delete, replace, swap two neighbours) from a to b.
 std::size_t edit_distance(const std::string &a, const std::string &b)
@@ -865,8 +831,11 @@ Error option_error(int c, const std::string &given)
 	return usage_error("%s: unknown option; see sdb --help", bad.c_str());
 }
 
-// Never exits or prints; re-entrant (optind = 0) so tests can call it often.
-Parsed parse_args(int argc, char *argv[])
+// Never exits or prints; re-entrant (optind = 0) so tests can call it
+// often.  check: the rules the options are held to (sdb.cpp's: the chosen
+// mode's).
+using Check = Error (*)(const Options &);
+Parsed parse_args(int argc, char *argv[], Check check = check_combination)
 {
 	Parsed p;
 	int c;
@@ -889,7 +858,7 @@ Parsed parse_args(int argc, char *argv[])
 	}
 	if (p.opt.merge || p.opt.compare) {	// the operands are the documents
 		(p.opt.compare ? p.opt.compare_files : p.opt.merge_files).assign(argv + optind, argv + argc);
-		p.error = check_combination(p.opt);
+		p.error = check(p.opt);
 		return p;
 	}
 	if (optind < argc && find_quick_profile(argv[optind])) {
@@ -901,7 +870,7 @@ Parsed parse_args(int argc, char *argv[])
 		p.error = usage_error("%s: unexpected argument (the target goes after -f)", argv[optind]);
 		return p;
 	}
-	p.error = check_combination(p.opt);
+	p.error = check(p.opt);
 	if (!p.error && !p.opt.file.empty())	// once, here: plan, report, JSON and FILE.N all see the name
 		p.error = expand_file(p.opt.file);
 	return p;

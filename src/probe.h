@@ -430,4 +430,23 @@ int run_probe(const Options &opt, std::FILE *out)
 	return r.kind == UnitKind::good ? exit_ok : exit_runtime;
 }
 
+// --probe's rules: it chooses its own I/O, so only -f, --force, --json and
+// -v go with it (and --destructive), and it needs -f.
+Error check_probe(const Options &o)
+{
+	for (const std::string &g : o.given) {
+		std::string name = g.substr(0, g.find('='));
+		if (name != "--probe" && name != "--destructive" && name != "--file" && name != "--force" &&
+		    name != "--json" && name != "--verbose")
+			return usage_error("--probe and %s: the probe chooses its own I/O (-f, --force, --json, -v only)",
+					   name.c_str());
+	}
+	if (o.file.empty())
+		return usage_error("--probe needs -f FILE: the device or file to check");
+	return {};
+}
+
+const Mode probe_mode = {"--probe", [](const Options &o) { return o.probe; }, check_probe,
+			 [](const Options &o, std::FILE *out, std::string *) { return run_probe(o, out); }};
+
 } // namespace

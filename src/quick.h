@@ -16,6 +16,7 @@
 #include "device.h"
 #include "run.h"
 #include "checks.h"
+#include "measure.h"
 #include "report.h"
 #include "document.h"
 #include "cliff.h"
@@ -248,31 +249,26 @@ struct QuickOutcome {
 	Error error;
 };
 
-// One run of one test: plan, buffers, execute, and the numbers kept.  With
-// ceiling, the run's rate is checked against the memory ceiling, measured
-// on the first run whose rate is suspicious() (over 1 GiB/s, not vouched
-// for by the device's counters), kept for the rest, and measured again for
-// a run that would otherwise be said to be faster than it.
+// One run of one test, through measure(), and the numbers kept.  ceiling:
+// the memory ceiling the suite keeps between its runs (measure() says how
+// it is measured); none for the layout, which only lays out.
 QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter, const RunId &id,
 		       std::optional<MemoryRates> *ceiling, const Enough &enough = {})
 {
 	QuickOutcome out;
-	Plan plan;
-	double fill = 0;
-	std::vector<std::unique_ptr<Buffer>> buffers;
-	out.error = make_plan(opt, plan, ours, Files::regions);
-	if (!out.error)
-		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
-	if (out.error && waiter.received()) {	// a Ctrl-C between two runs ends the suite as one during a run
-		out.error = {};
-		out.interrupted = true;
-	}
-	if (out.error || out.interrupted)
+	Measurement m;
+	MeasureHow how;
+	how.ours = ours;
+	how.files = Files::regions;
+	how.enough = enough;
+	how.ceiling = ceiling;
+	how.one_of_many = true;
+	measure(opt, waiter, id, how, m);
+	out.error = m.error;
+	out.interrupted = m.interrupted;
+	if (!m.started)
 		return out;
-	Execution ex;
-	ex.enough = enough;
-	execute(plan, id, buffers, waiter, ex);
-	out.interrupted = ex.result.interrupted;
+	const Execution &ex = m.ex;
 	out.bytes = ex.totals.bytes;
 	if (is_write(opt) && !opt.random)
 		out.cliff = find_cliff(ex.result.samples, std::min(ex.totals.together, ex.totals.io));
@@ -282,23 +278,11 @@ QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter,
 	run.seconds = ex.totals.wall;
 	run.bytes_per_second = rate(ex.totals.bytes, run.seconds);
 	run.iops = rate(ex.totals.ops, run.seconds);
-	Verdict verdict = judge(plan, ex);
-	run.delivered = verdict.measured && verdict.claimed ? verdict.delivered : -1;
-	run.causes = verdict.causes;
-	if (ceiling && suspicious(plan, verdict, run.bytes_per_second) &&
-	    (!*ceiling || run.bytes_per_second > (*ceiling)->memcpy_bps)) {	// measured, or measured again
-		MemoryRates m = copy_ceiling(*buffers[0], run.bytes_per_second);
-		if (!*ceiling || m.memcpy_bps > (*ceiling)->memcpy_bps)
-			*ceiling = m;
+	if (m.verdict) {
+		run.delivered = m.verdict->measured && m.verdict->claimed ? m.verdict->delivered : -1;
+		run.causes = m.verdict->causes;
 	}
-	if (ceiling && *ceiling && (*ceiling)->memcpy_bps > 0 && run.bytes_per_second > (*ceiling)->memcpy_bps &&
-	    !on_memory_fs(plan))
-		out.warnings.push_back(format("%s%s, faster than this machine copies memory (%s): that is a cache, not the device",
-					      id.label.c_str(), format_rate(run.bytes_per_second).c_str(),
-					      format_rate((*ceiling)->memcpy_bps).c_str()));
-	for (const std::string &w : plausibility(plan, ex.shared, nullptr))
-		out.warnings.push_back(w);
-	out.error = ex.error;
+	out.warnings = m.warnings;
 	return out;
 }
 
@@ -694,5 +678,31 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	}
 	return interrupted ? scope.waiter.exit_status() : exit_ok;
 }
+
+// --quick's rules: the suite sets its own tests, so no option that makes
+// one goes with it, and it needs -f PATH.
+Error check_quick(const Options &o)
+{
+	if (o.start_at_ns)
+		return usage_error("--start-at and --quick: a start time is for one run (-w, -r or -M)");
+	if (o.file.empty())
+		return usage_error("--quick needs -f PATH: a directory, or a new file name");
+	const struct {
+		bool given;
+		const char *name;
+	} fixed[] = {
+		{o.op == Options::Op::write, "-w"}, {o.op == Options::Op::read, "-r"}, {o.random, "-m"},
+		{o.block_size != 0, "-b"}, {o.threads != 1, "-j"}, {o.queue_depth != 1, "-q"}, {o.direct, "-D"},
+		{o.sync, "-S"}, {o.cached, "--cached"}, {o.timing, "-T"}, {o.verbose, "-v"},
+		{o.op == Options::Op::mix, "-M"}, {o.fsync_every != 0, "--fsync"}, {o.ramp > 0, "--ramp"}, {o.verify, "--verify"},
+		{o.rate.per_second > 0, "--rate"}, {o.sweep, "--sweep"},
+	};
+	for (const auto &f : fixed)
+		if (f.given)
+			return usage_error("--quick and %s: the quick suite sets its own tests", f.name);
+	return {};
+}
+
+const Mode quick_mode = {"--quick", [](const Options &o) { return o.quick; }, check_quick, run_quick};
 
 } // namespace

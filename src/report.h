@@ -310,21 +310,6 @@ Histogram total_service(const Shared &s)
 	return h;
 }
 
-// --rate: the offered load, all threads together, against what ran (the
-// achieved rate over the window up to the last I/O's return, so that a
-// final fdatasync does not count as I/O not issued); none without --rate.
-std::optional<RateOutcome> rate_outcome(const Plan &p, const Execution &ex)
-{
-	if (!(p.opt.rate.per_second > 0))
-		return std::nullopt;
-	std::int64_t behind = 0;
-	for (auto &w : ex.shared.workers)
-		behind = std::max(behind, w->behind_ns);
-	const double threads = static_cast<double>(ex.shared.workers.size());
-	return judge_rate(ios_per_second(p.opt.rate, p.block_size) * threads, rate(ex.totals.ops, ex.totals.io),
-			  behind / 1e9);
-}
-
 void print_rate(std::FILE *out, const RateOutcome &r)
 {
 	std::fprintf(out, "Rate: %s IOPS offered, %s achieved (%.1f%%), at most %.3f s behind the schedule: %s\n",

@@ -17,6 +17,7 @@
 #include "worker.h"
 #include "run.h"
 #include "checks.h"
+#include "measure.h"
 #include "report.h"
 #include "document.h"
 #include "explain.h"
@@ -83,34 +84,29 @@ struct SweepRun {
 	double iops = 0, bytes_per_second = 0, seconds = 0;
 	std::uint64_t bytes = 0, ops = 0;
 	std::optional<RateOutcome> rate;
-	std::vector<std::string> warnings;	// the target's and plausibility's
+	std::vector<std::string> warnings;	// the target's and plausibility's (the maximum's: the verdict's too)
 	std::string options_json;		// json_options() of its plan
 	Error error;
 	bool interrupted = false;
 };
 
-SweepRun sweep_run(const Options &opt, Waiter &waiter, const RunId &id)
+// One run of the sweep through measure(); the maximum (verdict: true)
+// keeps the verdict's warnings too, the steps their rate's outcome.
+SweepRun sweep_run(const Options &opt, Waiter &waiter, const RunId &id, bool verdict)
 {
 	SweepRun out;
-	Plan plan;
-	double fill = 0;
-	std::vector<std::unique_ptr<Buffer>> buffers;
-	out.error = make_plan(opt, plan);
-	if (!out.error)
-		out.error = allocate_buffers(plan, buffers, [&](const char *when) { return waiter.stopped(when); }, fill);
-	if (out.error && waiter.received()) {	// a Ctrl-C between two runs ends the sweep as one during a run
-		out.error = {};
-		out.interrupted = true;
-	}
-	if (out.error || out.interrupted)
+	Measurement m;
+	MeasureHow how;
+	how.one_of_many = true;
+	measure(opt, waiter, id, how, m);
+	out.error = m.error;
+	out.interrupted = m.interrupted;
+	if (!m.started)
 		return out;
-	out.what = describe_run(plan);
-	out.options_json = json_options(plan);
-	out.warnings = target_warnings(plan);
-	Execution ex;
-	execute(plan, id, buffers, waiter, ex);
-	out.interrupted = ex.result.interrupted;
-	out.error = ex.error;
+	const Execution &ex = m.ex;
+	out.what = describe_run(m.plan);
+	out.options_json = json_options(m.plan);
+	out.warnings = m.early;
 	for (auto &w : ex.shared.workers)
 		out.latency.merge(w->latency);
 	out.bytes = ex.totals.bytes;
@@ -118,10 +114,10 @@ SweepRun sweep_run(const Options &opt, Waiter &waiter, const RunId &id)
 	out.seconds = ex.totals.wall;
 	out.bytes_per_second = rate(out.bytes, out.seconds);
 	out.iops = rate(out.ops, out.seconds);
-	out.rate = rate_outcome(plan, ex);
-	if (ran_any(ex.shared))
-		for (std::string &w : plausibility(plan, ex.shared, nullptr))
-			out.warnings.push_back(std::move(w));
+	out.rate = m.rate;
+	out.warnings.insert(out.warnings.end(), m.warnings.begin(), m.warnings.end());
+	if (verdict)
+		out.warnings.insert(out.warnings.end(), m.verdict_warnings.begin(), m.verdict_warnings.end());
 	return out;
 }
 
@@ -234,7 +230,7 @@ int run_sweep(const Options &opt, std::FILE *out)
 		return !cut;
 	};
 	std::vector<std::string> warnings;
-	SweepRun max = sweep_run(step_options(opt, 0, 0), scope.waiter, {0, "sweep: the maximum  "});
+	SweepRun max = sweep_run(step_options(opt, 0, 0), scope.waiter, {0, "sweep: the maximum  "}, true);
 	Error error = max.error;
 	bool interrupted = max.interrupted;
 	keep_warnings(warnings, max.warnings);
@@ -245,7 +241,7 @@ int run_sweep(const Options &opt, std::FILE *out)
 	std::vector<SweepStep> steps;
 	for (unsigned k = 1; k <= sweep_steps && !error && !interrupted && !cut; k++) {
 		RunId id{k, format("sweep: %u%%  ", k * 100 / sweep_steps)};
-		SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id);
+		SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id, false);
 		error = r.error;
 		interrupted = r.interrupted;
 		keep_warnings(warnings, r.warnings);
@@ -305,5 +301,28 @@ int explain_sweep(const Options &opt, std::FILE *out)
 			     fio_command(r, format("sdb-%u", k * 100 / sweep_steps), files_of(plan)).c_str(), k, sweep_steps);
 	return exit_ok;
 }
+
+// --sweep's rules: eleven runs of one test, each at its own rate (so
+// nothing that makes one run of many); --explain's too when explained.
+// With --quick, the suite's rules, which --sweep breaks.
+Error check_sweep(const Options &o)
+{
+	if (o.quick)
+		return check_quick(o);
+	if (o.op == Options::Op::none)
+		return usage_error("--sweep: needs a test: -w, -r or -M");
+	if (o.rate.per_second > 0)
+		return usage_error("--sweep and --rate: the sweep sets its own rates (10%% to 100%% of the maximum)");
+	if (o.start_at_ns)
+		return usage_error("--sweep and --start-at: a start time is for one run; the sweep is eleven");
+	if (o.verify)
+		return usage_error("--sweep and --verify: eleven runs would rewrite what is checked; verify a -w run alone");
+	return o.explain ? check_explain(o) : check_test(o);
+}
+
+const Mode sweep_mode = {"--sweep", [](const Options &o) { return o.sweep; }, check_sweep,
+			 [](const Options &o, std::FILE *out, std::string *) {
+				 return o.explain ? explain_sweep(o, out) : run_sweep(o, out);
+			 }};
 
 } // namespace

@@ -152,7 +152,7 @@ struct Args {
 			ptr.push_back(&s[0]);
 		ptr.push_back(nullptr);
 	}
-	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data()); }
+	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data(), check_modes); }
 };
 
 bool any_arg_has_newline(const Args &a)

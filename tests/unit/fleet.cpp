@@ -66,21 +66,4 @@ TEST_CASE("judge_fleet: the start skew and the overlap of the windows")
 	CHECK(judge_fleet(even({100, 100})).warnings.empty());
 }
 
-TEST_CASE("launcher_warnings: a relative --start-at under srun or mpirun")
-{
-	Parsed p = Args{"-w", "-f", "t", "--start-at", "+10"}.parse();
-	REQUIRE(!p.error);
-	for (const char *v : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-		unsetenv(v);
-	CHECK(launcher_warnings(p.opt).empty());
-	setenv("SLURM_PROCID", "3", 1);
-	std::vector<std::string> w = launcher_warnings(p.opt);
-	REQUIRE(w.size() == 1);
-	CHECK(w[0].rfind("--start-at +10 under a launcher (SLURM_PROCID is set): each rank counts from its own start", 0) == 0);
-	Parsed absolute = Args{"-w", "-f", "t", "--start-at", format("%lld", static_cast<long long>(realtime_ns() / 1000000000 + 10)).c_str()}.parse();
-	REQUIRE(!absolute.error);
-	CHECK(launcher_warnings(absolute.opt).empty());
-	unsetenv("SLURM_PROCID");
-}
-
 } // TEST_SUITE("fleet")

@@ -23,6 +23,12 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 
+// The rules parse() holds a command line to: a plain run's, unless the
+// suite (tests/unit/modes.cpp) asks for sdb's own, the chosen mode's.
+#ifndef SDB_TEST_CHECK
+#define SDB_TEST_CHECK check_combination
+#endif
+
 namespace {
 
 // getopt_long wants a mutable, null-terminated argv that outlives the parse.
@@ -37,7 +43,7 @@ struct Args {
 			ptr.push_back(&s[0]);
 		ptr.push_back(nullptr);
 	}
-	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data()); }
+	Parsed parse() { return parse_args(static_cast<int>(str.size()), ptr.data(), SDB_TEST_CHECK); }
 };
 
 // A sysfs fixture tree in a temporary directory, SDB_SYSFS pointing at it

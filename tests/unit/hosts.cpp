@@ -49,7 +49,7 @@ std::string hosts_of(const char *list)
 	return s;
 }
 
-TEST_CASE("parse_hosts: users, IPv6 with and without brackets, ssh:// URIs (issue 22)")
+TEST_CASE("parse_hosts: users, IPv6 with and without brackets, ssh:// URIs")
 {
 	CHECK(hosts_of("a,b:/d/t") == "a| b|/d/t");
 	CHECK(hosts_of("user@h:/d/t") == "user@h|/d/t");
@@ -64,7 +64,7 @@ TEST_CASE("parse_hosts: users, IPv6 with and without brackets, ssh:// URIs (issu
 	CHECK(hosts_of("-oProxyCommand=x") == "--hosts -oProxyCommand=x: \"-oProxyCommand=x\": a host name cannot start with '-'");
 }
 
-TEST_CASE("parse_hosts: ranges node[01-16], lists inside brackets, and their errors (issue 24)")
+TEST_CASE("parse_hosts: ranges node[01-16], lists inside brackets, and their errors")
 {
 	CHECK(hosts_of("node[1-3]") == "node1| node2| node3|");
 	CHECK(hosts_of("node[08-11]:/d") == "node08|/d node09|/d node10|/d node11|/d");
@@ -77,38 +77,6 @@ TEST_CASE("parse_hosts: ranges node[01-16], lists inside brackets, and their err
 	CHECK(hosts_of("node[3-1]") == "--hosts node[3-1]: \"[3-1]\": a range is [A-B] or [A-B,C,...] of whole numbers, A <= B");
 	CHECK(hosts_of("node[a-b]").find("a range is [A-B]") != std::string::npos);
 	CHECK(hosts_of("node[0-999999]") == "--hosts node[0-999999]: over 100000 hosts");
-}
-
-TEST_CASE("--hosts @FILE: a host a line, # comments; --fanout and --host-timeout")
-{
-	char name[] = "/tmp/sdb-hosts-XXXXXX";
-	int fd = mkstemp(name);
-	REQUIRE(fd >= 0);
-	const char text[] = "# the storage nodes\nnode[1-2]:/data/t\n\n  user@[::1]:/x   # loopback\nlast\n";
-	REQUIRE(write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1));
-	close(fd);
-	std::string at = std::string("@") + name;
-	Parsed p = Args{"-w", "-f", "t", "--hosts", at.c_str(), "--fanout", "2", "--host-timeout", "30"}.parse();
-	REQUIRE_MESSAGE(!p.error, p.error.msg);
-	REQUIRE(p.opt.hosts.size() == 4);
-	CHECK(p.opt.hosts[0].host + p.opt.hosts[0].path == "node1/data/t");
-	CHECK(p.opt.hosts[2].host == "user@::1");
-	CHECK(p.opt.hosts[2].label == "user@[::1]:/x");
-	CHECK(p.opt.hosts[3].host == "last");
-	CHECK(p.opt.fanout == 2);
-	CHECK(p.opt.host_timeout == 30);
-	// Local options stay here.
-	std::string cmd = remote_command(p.opt, p.opt.hosts[0], 1);
-	CHECK(cmd.find("fanout") == std::string::npos);
-	CHECK(cmd.find("host-timeout") == std::string::npos);
-	unlink(name);
-	Parsed missing = Args{"-w", "-f", "t", "--hosts", "@/nonexistent/hosts"}.parse();
-	CHECK(missing.error.msg == "--hosts @/nonexistent/hosts: No such file or directory");
-	CHECK(Args{"-w", "-f", "t", "--fanout", "2"}.parse().error.msg == "--fanout: only meaningful with --hosts");
-	CHECK(Args{"-w", "-f", "t", "--hosts", "a", "--host-timeout", "0"}.parse().error.msg ==
-	      "--host-timeout 0: the timeout must be a positive number of seconds");
-	CHECK(Args{"-w", "-f", "t", "--hosts", "a,b,c", "--fanout", "2", "--start-at", "+5"}.parse().error.msg ==
-	      "--fanout 2 and --start-at: 3 hosts in waves of 2 cannot all start at one time");
 }
 
 TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTERM), which reports")
@@ -148,7 +116,7 @@ TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTER
 	CHECK(WEXITSTATUS(status) == 143);
 }
 
-TEST_CASE("remote_failure: output that is not a result says why, not \"no result\" (issue 22)")
+TEST_CASE("remote_failure: output that is not a result says why, not \"no result\"")
 {
 	Remote r;
 	r.spawned = true;

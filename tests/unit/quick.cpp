@@ -16,26 +16,6 @@
 
 TEST_SUITE("quick") {
 
-TEST_CASE("parse_args: --quick[=PROFILE], --runs, --explain")
-{
-	Parsed p = Args{"--quick", "-f", "d"}.parse();
-	REQUIRE_FALSE(p.error);
-	REQUIRE(p.opt.profile != nullptr);
-	CHECK(std::string(p.opt.profile->name) == "default");
-	CHECK(quick_runs(p.opt) == 3);
-	CHECK(quick_seconds(p.opt) == 5);
-	p = Args{"--quick=nvme", "-f", "d", "--runs", "1", "-t", "0.5", "--explain"}.parse();
-	REQUIRE_FALSE(p.error);
-	CHECK(std::string(p.opt.profile->name) == "nvme");
-	CHECK(quick_runs(p.opt) == 1);
-	CHECK(quick_seconds(p.opt) == 0.5);
-	CHECK(p.opt.explain);
-	p = Args{"-r", "-f", "x", "--explain"}.parse();
-	CHECK_FALSE(p.error);
-	p = Args{"--quick", "nvme", "-f", "d"}.parse();	// an optional argument takes '='
-	CHECK(p.error.msg.find("nvme: unexpected argument") != std::string::npos);
-}
-
 TEST_CASE("quick profiles: CrystalDiskMark's rows, each written then read")
 {
 	auto names = [](const char *profile, bool uring) {
