@@ -22,7 +22,7 @@ sweep_procs() {	# DIR: the PIDs, but for this shell and its parents
 		pid=${p#/proc/}
 		[[ $skip == *" $pid "* ]] && continue
 		cwd=$(readlink "$p/cwd" 2>/dev/null)
-		cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)
+		cmd=$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null)	# it may have ended meanwhile
 		if [ "$cwd" = "$1" ] || [[ $cwd == "$1/"* ]] || [[ $cmd == *"$1/"* ]] || [[ "$cmd " == *"$1 "* ]]; then
 			echo "$pid"
 		fi

@@ -1,10 +1,11 @@
-// Unit tests of src/merge.h and src/load.h: saved documents loaded and merged, percentiles
-// from the union of their histograms, and what is flagged.
+// Unit tests of src/merge.h: saved documents merged, percentiles from the
+// union of their histograms, and what is flagged (loading them: load.cpp).
 #include "../../src/merge.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
 #include "helpers.h"
+#include "documents.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -15,19 +16,6 @@
 #include <vector>
 
 TEST_SUITE("merge") {
-
-// A document as sdb writes it, with the keys --merge reads.
-std::string sdb_document(const char *host, double start, double seconds, std::uint64_t bytes, const Histogram &h,
-			 const char *options = "\"op\": \"write\", \"mode\": \"rand\", \"block_size\": 4096")
-{
-	return format("{\"version\": \"0.1.0\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
-		      "\"options\": {%s, \"file\": \"%s.t\"}, \"threads\": [{\"id\": 0, \"histogram\": %s}], "
-		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f}, "
-		      "\"timeline\": [{\"t\": %.6f, \"unix\": %.6f, \"bytes_per_second\": %.6f}], \"warnings\": [], "
-		      "\"interrupted\": false}",
-		      host, start, start + seconds, options, host, json_histogram(h).c_str(), bytes, h.count(), seconds, seconds,
-		      start + seconds, bytes / seconds);
-}
 
 HostRun loaded(const std::string &text, const char *name)
 {
@@ -127,29 +115,6 @@ TEST_CASE("merge: windows that do not overlap, documents without histograms or t
 	CHECK(!m.from_timelines);
 }
 
-TEST_CASE("load_run: foreign documents and bad histograms are errors naming the file")
-{
-	auto error = [](const char *text) {
-		HostRun r;
-		return load_run(json_of(text), "x.json", r).msg;
-	};
-	CHECK(error("[1]") == "x.json: not an sdb result (not a JSON object); --merge reads sdb --json output");
-	CHECK(error("{\"a\": 1}") == "x.json: not an sdb result (no \"version\"); --merge reads sdb --json output");
-	CHECK(error("{\"version\": \"1\", \"options\": {}}") ==
-	      "x.json: not an sdb result (no \"total\"); --merge reads sdb --json output");
-	CHECK(error("{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": \"many\"}}") ==
-	      "x.json: not an sdb result (no total bytes and seconds); --merge reads sdb --json output");
-	const char *head = "{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": 1, \"seconds\": 1}, \"threads\": [{\"histogram\": ";
-	// (the messages name the field since issue 22: a bad count is one of them)
-	CHECK(error((std::string(head) + "[[256, 258, 1]]}]}").c_str()) ==
-	      "x.json: threads[0].histogram[0]: histogram bucket [256, 258] is not one of sdb's buckets");
-	CHECK(error((std::string(head) + "[[1, 1]]}]}").c_str()) ==
-	      "x.json: threads[0].histogram[0]: a histogram bucket is not [low_ns, high_ns, count]");
-	CHECK(error((std::string(head) + "[[1, 1, -1]]}]}").c_str()) ==
-	      "x.json: threads[0].histogram[0].count: -1 is not a count (a whole number from 0 below 2^64)");
-	CHECK(error((std::string(head) + "[[256, 257, 4], [5, 5, 1]]}]}").c_str()).empty());
-}
-
 // A document whose timeline covers only its first `covered` seconds and a
 // share of its bytes, as a buffered write's does (its final fdatasync
 // comes after the last sample).
@@ -163,7 +128,7 @@ std::string partial_document(const char *host, double start, double seconds, dou
 		      SDB_VERSION, host, start, start + seconds, bytes, seconds, covered, start + covered, share * bytes / covered);
 }
 
-TEST_CASE("merge: All running counts the partial step after the timeline's last sample (issue 24)")
+TEST_CASE("merge: All running counts the partial step after the timeline's last sample")
 {
 	// Three hosts in one window: the timeline holds 60% of the bytes (the
 	// buffered writes), the rest came in the last 0.4 s (the fdatasync).
@@ -182,49 +147,6 @@ TEST_CASE("merge: All running counts the partial step after the timeline's last 
 	m = merge_runs(apart);
 	CHECK(m.together_end - m.together_start == doctest::Approx(0.5));
 	CHECK(m.together_bytes == doctest::Approx(50 + 50));	// a's partial step (its second half), b's first step
-}
-
-TEST_CASE("load_run: counts that are not counts are errors naming the file and the field (issue 22)")
-{
-	auto error = [](const std::string &text) {
-		HostRun r;
-		return load_run(json_of(text), "x.json", r).msg;
-	};
-	std::string doc = "{\"version\": \"0.1.0\", \"options\": {\"block_size\": 4096}, \"total\": {\"bytes\": BYTES, \"ops\": 1, \"seconds\": 1}}";
-	auto with = [&](const char *bytes) { std::string d = doc; return d.replace(d.find("BYTES"), 5, bytes); };
-	CHECK(error(with("100")).empty());
-	CHECK(error(with("-5")) == "x.json: total.bytes: -5 is not a count (a whole number from 0 below 2^64)");
-	CHECK(error(with("1e300")) == "x.json: total.bytes: 1.0000000000000001e+300 is not a count (a whole number from 0 below 2^64)");
-	CHECK(error(with("1.5")) == "x.json: total.bytes: 1.5 is not a count (a whole number from 0 below 2^64)");
-	CHECK(error(with("18446744073709551616")).find("total.bytes: ") != std::string::npos);
-	std::string seconds = with("1");
-	seconds.replace(seconds.find("\"seconds\": 1"), std::strlen("\"seconds\": 1"), "\"seconds\": -2");
-	CHECK(error(seconds) == "x.json: total.seconds: -2 is not a time in seconds (a number from 0)");
-	std::string block = with("1");
-	block.replace(block.find("4096"), 4, "-4096");
-	CHECK(error(block) == "x.json: options.block_size: -4096 is not a count (a whole number from 0 below 2^64)");
-	// Histogram counts whose sum passes 64 bits: an error, never a wrapped count and "avg 0 ns".
-	const char *head = "{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": 1, \"seconds\": 1}, \"threads\": [{\"histogram\": ";
-	CHECK(error(std::string(head) + "[[0, 0, 18446744073709549568], [1, 1, 18446744073709549568]]}]}") ==
-	      "x.json: threads[0].histogram[1]: the bucket counts add up past 64 bits (3.69e+19 I/Os, or their latency past 2^64 ns): not a run's");
-	HostRun big;
-	Error e = load_run(json_of(std::string(head) + "[[5, 5, 1000000000000000000]]}, {\"histogram\": [[5, 5, 1000000000000000000]]}]}"),
-			   "x.json", big);
-	REQUIRE_MESSAGE(!e, e.msg);
-	CHECK(big.latency_ios == 2000000000000000000u);
-	CHECK(big.latency_json.find("\"mean\": 5,") != std::string::npos);
-}
-
-// Every document in a text, as run_merge and run_hosts read one.
-std::vector<HostRun> inputs(std::string text, const char *name, std::string *error = nullptr)
-{
-	std::vector<HostRun> found;
-	Error e = load_inputs(text, name, found);
-	if (error)
-		*error = e.msg;
-	else
-		REQUIRE_MESSAGE(!e, e.msg);
-	return found;
 }
 
 TEST_CASE("load_inputs: histograms lifted out of the text merge as parsed ones, and errors keep their offsets")
@@ -261,51 +183,7 @@ TEST_CASE("load_inputs: histograms lifted out of the text merge as parsed ones, 
 	CHECK(error == "odd.json: threads[0].histogram[0]: histogram bucket [256, 258] is not one of sdb's buckets");
 }
 
-TEST_CASE("load_inputs: pdsh/clush prefixes and Ansible --tree files (issue 24)")
-{
-	Histogram h;
-	h.add(1000);
-	std::string a = sdb_document("a", 1000, 2, 100, h), b = sdb_document("b", 1000, 2, 300, h);
-	// pdsh interleaves the hosts' lines: split a's and b's over lines.
-	auto lines = [](const std::string &doc) {
-		std::vector<std::string> out;
-		for (std::size_t at = 0; at < doc.size();) {	// a line per member, as sdb's own has a few
-			std::size_t next = doc.find(", \"", at + 1);
-			next = next == std::string::npos ? doc.size() : next + 2;
-			out.push_back(doc.substr(at, next - at));
-			at = next;
-		}
-		return out;
-	};
-	std::vector<std::string> la = lines(a), lb = lines(b);
-	std::string pdsh;
-	for (std::size_t i = 0; i < std::max(la.size(), lb.size()); i++) {
-		if (i < la.size())
-			pdsh += "node1: " + la[i] + "\n";
-		if (i < lb.size())
-			pdsh += "node2: " + lb[i] + "\n";
-		if (i == 1)
-			pdsh += "node2: sdb: warning: the buffer is all zeros\npdsh@head: node3: ssh exited with exit code 255\n";
-	}
-	std::vector<HostRun> found = inputs(pdsh, "pdsh.out");
-	REQUIRE(found.size() == 2);
-	CHECK(found[0].source == "pdsh.out#node1");
-	CHECK(found[1].source == "pdsh.out#node2");
-	CHECK(found[0].bytes + found[1].bytes == 400);
-	// Ansible: the task's result, sdb's document in "stdout".
-	std::string tree = "{\"changed\": true, \"cmd\": \"sdb ...\", \"rc\": 0, \"stderr\": \"\", \"stdout\": " + json_string(a) +
-			   ", \"stdout_lines\": []}";
-	found = inputs(tree, "results/node1");
-	REQUIRE(found.size() == 1);
-	CHECK(found[0].source == "results/node1");
-	CHECK(found[0].bytes == 100);
-	CHECK(found[0].latency.size() == 1);
-	std::string error;
-	inputs("{\"changed\": true, \"rc\": 2, \"stderr\": \"sdb: /data/t: No such file\", \"stdout\": \"\"}", "results/node2", &error);
-	CHECK(error == "results/node2: the Ansible task failed (rc 2): sdb: /data/t: No such file");
-}
-
-TEST_CASE("admit: the same document twice, or a merged one beside its input, is an error naming both (issue 22)")
+TEST_CASE("admit: the same document twice, or a merged one beside its input, is an error naming both")
 {
 	Histogram h;
 	h.add(1000);
@@ -417,7 +295,7 @@ TEST_CASE("merge: a mix's reads and writes keep their own percentiles, from each
 	CHECK(merged_side(m, 0).find("\"latency_ns\": null") != std::string::npos);
 }
 
-TEST_CASE("merge: every host's device verdict, in the line and in hosts[].device (issue 24)")
+TEST_CASE("merge: every host's device verdict, in the line and in hosts[].device")
 {
 	Histogram h;
 	h.add(1000);
