@@ -129,6 +129,33 @@ taken() {
 # release_image IMG: detach the loop device $loop (if any), remove IMG.
 release_image() { [ -n "${loop:-}" ] && losetup -d "$loop"; loop=; rm -f "$1"; }
 # bad_input RC TEXT ARGS...: exit RC, exactly one line "sdb: ...TEXT...", no stdout.
+# start_sshd DIR FIRST LAST [CONFIG...]: a throwaway sshd on 127.0.0.1 at
+# the first free port of FIRST..LAST (set in $port), root's login by the key
+# DIR/key, its files and pid in DIR; CONFIG lines are added to its config.
+# Returns once it listens (at most 5 s).
+start_sshd() {
+	local dir=$1 first=$2 last=$3 p try
+	shift 3
+	mkdir -p "$dir" /run/sshd && chmod 700 "$dir"
+	ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$dir/key"
+	cp "$dir/key.pub" "$dir/authorized_keys"
+	port=
+	for p in $(seq "$first" "$last"); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
+	done
+	{
+		printf '%s\n' "Port $port" "ListenAddress 127.0.0.1" "HostKey $dir/host_key" \
+			"AuthorizedKeysFile $dir/authorized_keys" "PermitRootLogin prohibit-password" \
+			"PasswordAuthentication no" "KbdInteractiveAuthentication no" "UsePAM no" "StrictModes no" "$@" \
+			"PidFile $dir/sshd.pid"
+	} >"$dir/sshd_config"
+	/usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
+	for try in $(seq 50); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 bad_input() {	# expected-rc expected-text args...
 	local want=$1 text=$2
 	shift 2

@@ -9,32 +9,7 @@ if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/d
 	skipped "hosts-fleet-ssh" "needs root, sshd and ssh-keygen (openssh-server), cgroup v1 blkio"
 else
 	fs_dir=$work/fssh
-	mkdir -p "$fs_dir" /run/sshd && chmod 700 "$fs_dir"
-	ssh-keygen -q -t ed25519 -N '' -f "$fs_dir/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$fs_dir/key"
-	cp "$fs_dir/key.pub" "$fs_dir/authorized_keys"
-	port=
-	for p in $(seq 2300 2399); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
-	done
-	cat >"$fs_dir/sshd_config" <<-CONF
-		Port $port
-		ListenAddress 127.0.0.1
-		HostKey $fs_dir/host_key
-		AuthorizedKeysFile $fs_dir/authorized_keys
-		PermitRootLogin prohibit-password
-		PasswordAuthentication no
-		KbdInteractiveAuthentication no
-		UsePAM no
-		StrictModes no
-		MaxStartups 30
-		MaxSessions 30
-		PidFile $fs_dir/sshd.pid
-	CONF
-	/usr/sbin/sshd -f "$fs_dir/sshd_config" -E "$fs_dir/sshd.log"
-	for try in $(seq 50); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-		sleep 0.1
-	done
+	start_sshd "$fs_dir" 2300 2399 "MaxStartups 30" "MaxSessions 30"
 	fcg=/sys/fs/cgroup/blkio/sdb-cli-ssh-$$
 	stop_fleet_sshd() {
 		[ -f "$fs_dir/sshd.pid" ] && kill "$(cat "$fs_dir/sshd.pid")" 2>/dev/null

@@ -9,30 +9,7 @@ elif ! "$sdb" --help | grep -q -- --start-at; then
 	skipped "many hosts over ssh" "this sdb has no --start-at yet"
 else
 	ssh_dir=$work/ssh
-	mkdir -p "$ssh_dir" /run/sshd && chmod 700 "$ssh_dir"
-	ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/key"
-	cp "$ssh_dir/key.pub" "$ssh_dir/authorized_keys"
-	port=
-	for p in $(seq 2222 2299); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
-	done
-	cat >"$ssh_dir/sshd_config" <<-CONF
-		Port $port
-		ListenAddress 127.0.0.1
-		HostKey $ssh_dir/host_key
-		AuthorizedKeysFile $ssh_dir/authorized_keys
-		PermitRootLogin prohibit-password
-		PasswordAuthentication no
-		KbdInteractiveAuthentication no
-		UsePAM no
-		StrictModes no
-		PidFile $ssh_dir/sshd.pid
-	CONF
-	/usr/sbin/sshd -f "$ssh_dir/sshd_config" -E "$ssh_dir/sshd.log"
-	for try in $(seq 50); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-		sleep 0.1
-	done
+	start_sshd "$ssh_dir" 2222 2299
 	stop_sshd() { [ -f "$ssh_dir/sshd.pid" ] && kill "$(cat "$ssh_dir/sshd.pid")" 2>/dev/null; }
 	trap 'stop_sshd; cleanup' EXIT
 	export SDB_SSH="ssh -p $port -i $ssh_dir/key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
