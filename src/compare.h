@@ -3,7 +3,7 @@
 // a 95% confidence interval where the data give one (a quick-suite test's
 // runs; a timed run's timeline steps, as batch means), "no significant
 // difference" when the interval spans 0, and warnings where the two differ
-// in what they measured.  Offers run_compare() to run().
+// in what they measured.  Offers run_compare() to its row, compare_mode.
 #pragma once
 
 #include "base.h"

@@ -1,6 +1,6 @@
 // plain: the plain run (-w, -r or -M once, through measure()) and -T
 // alone (the memory ceiling and nothing else).  Offers run_plain() and
-// run_memory_only() to run().
+// run_memory_only() to their row, memory_mode and plain_mode.
 #pragma once
 
 #include "base.h"

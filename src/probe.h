@@ -4,7 +4,7 @@
 // data: the claimed size, the real one, how the rest fails (misplaced with
 // the wrap period, zeros, corrupt).  Saves and restores every unit it
 // overwrites unless --destructive; writes at most 0.1% of the target or
-// 64 MiB.  Offers run_probe() to run().
+// 64 MiB.  Offers run_probe() to its row, probe_mode.
 #pragma once
 
 #include "base.h"

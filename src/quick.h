@@ -1,7 +1,8 @@
 // quick: --quick[=PROFILE].  CrystalDiskMark's tests on one incompressible
 // test file, each written and then read --runs times for -t seconds,
 // reported as medians with their ranges (run_quick); --quick=flash first
-// writes to the cliff (flash.h) and runs its rows on what that wrote.
+// writes to the cliff (cliff.h) and runs its rows on what that wrote.
+// Its row: quick_mode.
 #pragma once
 
 #include "base.h"
@@ -250,8 +251,9 @@ struct QuickOutcome {
 };
 
 // One run of one test, through measure(), and the numbers kept.  ceiling:
-// the memory ceiling the suite keeps between its runs (measure() says how
-// it is measured); none for the layout, which only lays out.
+// the memory ceiling the suite keeps between its runs (measure() says when
+// it is measured); nullptr for the layout, whose own is measured and whose
+// warnings the rows give.
 QuickOutcome quick_run(const Options &opt, const Identity *ours, Waiter &waiter, const RunId &id,
 		       std::optional<MemoryRates> *ceiling, const Enough &enough = {})
 {

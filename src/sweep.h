@@ -4,7 +4,7 @@
 // each from the device as any run is (its own plan, eviction, final
 // fdatasync).  The knee (find_knee) is the lightest load at which p99
 // exceeds twice the lightest step's p99: where queueing begins to show.
-// Offers run_sweep() and explain_sweep() to run().
+// Offers run_sweep() and explain_sweep() to its row, sweep_mode.
 #pragma once
 
 #include "base.h"
