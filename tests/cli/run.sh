@@ -6,7 +6,8 @@
 # its directory (mounts, loop devices, daemons), whatever happened to it.
 # A section that reached its limit, or ended without its count line, is a
 # failure that names it.  Sections run CLI_JOBS at a time (2 unless given;
-# each makes its own files, so none leans on another's), the slowest first;
+# each makes its own files, so none leans on another's), the slowest first,
+# except the sections in $alone, which run with no other beside them;
 # each one's output is printed whole when it ends, with its time.
 # The last line is "cli: N passed, N failed, N skipped"; the line
 # "cli: N N N" is appended to COUNTS-FILE (for tests/check.sh).
@@ -27,6 +28,11 @@ jobs=${CLI_JOBS:-2} limit=${CLI_TIMEOUT:-600}
 slow="stack-down-to-the-metal guard-never-touch plan-root-only worker-workloads rate
 hosts-fleet hosts-fleet-ssh quick-suite worker-every-pass-reaches-the-device
 modes-blocked-stdout device-sdb-checks-itself quick-flash hosts-ssh"
+
+# The sections that assert an upper bound on what a shared disk saw (the
+# disk under the work directory read less than sdb's claim): another
+# section's reads of that disk would break the bound, so these run alone.
+alone="stack-down-to-the-metal"
 
 declare -A file
 for f in "$dir"/*/*.sh; do
@@ -98,15 +104,23 @@ finish() {
 	printf '=== section %s: %d passed, %d failed, %d skipped, %.1f s\n' "$n" "$p" "$f" "$s" "$secs"
 }
 
-i=0 running=0
+i=0 running=0 solo=
 while [ "$i" -lt "${#names[@]}" ] || [ "$running" -gt 0 ]; do
-	while [ "$running" -lt "$jobs" ] && [ "$i" -lt "${#names[@]}" ]; do
-		launch "${names[$i]}" && running=$((running + 1))
+	while [ "$running" -lt "$jobs" ] && [ "$i" -lt "${#names[@]}" ] && [ -z "$solo" ]; do
+		n=${names[$i]}
+		if [[ " $alone " == *" $n "* ]]; then
+			[ "$running" -gt 0 ] && break	# it waits for the others to end
+			solo=$n
+		fi
+		launch "$n" && running=$((running + 1))
 		i=$((i + 1))
 	done
 	wait -n -p done_pid; status=$?
 	for n in "${!pid_of[@]}"; do
-		if [ "${pid_of[$n]}" = "$done_pid" ]; then finish "$n" "$status"; running=$((running - 1)); fi
+		if [ "${pid_of[$n]}" = "$done_pid" ]; then
+			finish "$n" "$status"; running=$((running - 1))
+			[ "$n" = "$solo" ] && solo=
+		fi
 	done
 done
 
