@@ -1,6 +1,6 @@
 # sdb - Simple Disk Benchmark.  See LICENSE for copyright and license details.
 
-VERSION = 0.1.0
+VERSION = 0.5.0
 
 # Paths.  DESTDIR is for staged installs: make install DESTDIR=/tmp/stage
 PREFIX ?= /usr/local
@@ -26,7 +26,9 @@ SAN_FLAGS = -std=c++17 -Wall -Wextra -pthread -O1 -g -fno-omit-frame-pointer \
 SAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
 # sdb.cpp is the one translation unit; it includes the modules of src/.
+# The binaries depend on this Makefile too: VERSION and the flags live here.
 SRC = sdb.cpp $(wildcard src/*.h)
+BIN_SRC = $(SRC) Makefile
 
 # The unit tests: a doctest TEST_SUITE per module in tests/unit/MODULE.cpp,
 # each its own translation unit that includes the module it tests, linked
@@ -48,10 +50,10 @@ all: sdb
 # The edit-build-test loop's build: ./sdb-dev at -O0 (about 6 s, against
 # 30 s), apart from ./sdb so that a benchmark never measures it.
 dev: sdb-dev
-sdb-dev: $(SRC)
+sdb-dev: $(BIN_SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) -O0 $(SDB_LDFLAGS) -o $@ sdb.cpp
 
-sdb: $(SRC)
+sdb: $(BIN_SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SDB_CXXFLAGS) $(SDB_LDFLAGS) -o $@ sdb.cpp
 
 tests/doctest_main.o: tests/doctest_main.cpp
@@ -121,7 +123,7 @@ check:
 check-cli: sdb
 	bash tests/cli/run.sh ./sdb sdb.1 $(VERSION) /dev/null $(SECTION)
 
-sdb-san: $(SRC)
+sdb-san: $(BIN_SRC)
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp
 
 tests/doctest_main.san.o: tests/doctest_main.cpp
