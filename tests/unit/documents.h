@@ -19,7 +19,7 @@ namespace {
 std::string sdb_document(const char *host, double start, double seconds, std::uint64_t bytes, const Histogram &h,
 			 const char *options = "\"op\": \"write\", \"mode\": \"rand\", \"block_size\": 4096")
 {
-	return format("{\"version\": \"0.1.0\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
+	return format("{\"version\": \"" SDB_VERSION "\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
 		      "\"options\": {%s, \"file\": \"%s.t\"}, \"threads\": [{\"id\": 0, \"histogram\": %s}], "
 		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %.6f}, "
 		      "\"timeline\": [{\"t\": %.6f, \"unix\": %.6f, \"bytes_per_second\": %.6f}], \"warnings\": [], "

@@ -237,7 +237,7 @@ std::string mix_document(const char *host, double start, const Histogram &reads,
 		return format("{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 "%s}", h.count() * 4096, h.count(),
 			      sides ? (", \"histogram\": " + json_histogram(h)).c_str() : "");
 	};
-	return format("{\"version\": \"0.1.0\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
+	return format("{\"version\": \"" SDB_VERSION "\", \"host\": \"%s\", \"start_unix\": %.6f, \"end_unix\": %.6f, "
 		      "\"options\": {\"op\": \"mix\", \"mix\": 70, \"mode\": \"rand\", \"block_size\": 4096, \"size\": 1048576}, "
 		      "\"threads\": [{\"id\": 0, \"histogram\": %s}], "
 		      "\"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": 2, \"read\": %s, \"write\": %s}, "

@@ -7,7 +7,7 @@
 if command -v script >/dev/null; then
 	TERM=xterm script -qec "$sdb -r -f /dev/zero -s 64m -b 4k -m rand -t 1.5" /dev/null </dev/null | tr '\r' '\n' >watch.out
 	first_status=$(grep -n 'ETA' watch.out | head -n 1 | cut -d: -f1)
-	header=$(grep -n '^sdb 0.1.0: read rand' watch.out | cut -d: -f1)
+	header=$(grep -n "^sdb $version: read rand" watch.out | cut -d: -f1)
 	check "on a terminal: the header once, before the first status line" true \
 		"$([ "$(wc -l <<<"$header")" = 1 ] && [ -n "$first_status" ] && [ "$header" -lt "$first_status" ] && echo true)"
 	matches "on a terminal: a random run's status line has its IOPS" "$(grep ETA watch.out | head -n 1)" "*/s  * IOPS  *s  ETA *"

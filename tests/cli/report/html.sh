@@ -34,7 +34,7 @@ else
 	skipped "--html in a browser" "needs chromium"
 fi
 run -r -f /dev/zero -s 64m --html page.html
-contains "--html: the human report is unchanged beside it" "$out" "sdb 0.1.0: read seq"
+contains "--html: the human report is unchanged beside it" "$out" "sdb $version: read seq"
 mkdir -p adir
 run -r -f /dev/zero -s 64m --html adir
 check "--html into a directory: exit 1, the report still printed" "1 true" "$rc $([[ $out == *"Thread  0"* ]] && echo true)"
