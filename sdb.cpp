@@ -60,9 +60,11 @@
 #include "src/html.h"	// --html: the page of a run, a suite, a merge or a comparison
 
 // The modes that run plans.
+#include "src/outputs.h"	// the page's path, checked before any I/O: the overwrite rule for every file sdb writes
 #include "src/plain.h"	// the plain run (-w, -r, -M) and -T alone
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines
+#include "src/journal.h"	// --probe's undo journal; --restore: a cut-short probe's units put back
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
 #include "src/sweep.h"	// --sweep: latency against load, the maximum, ten steps, the knee
 
@@ -78,11 +80,11 @@
 namespace {
 
 // The modes, in the order they are chosen: the first whose chosen() says
-// so runs.  --merge, --compare and --probe run no test; --hosts, --sweep
+// so runs.  --merge, --compare, --restore and --probe run no test; --hosts, --sweep
 // and --explain come before --quick and the plain run, which they run or
 // explain.
 const Mode *const modes[] = {
-	&compare_mode, &merge_mode, &probe_mode, &hosts_mode, &sweep_mode, &explain_mode, &quick_mode, &memory_mode, &plain_mode,
+	&compare_mode, &merge_mode, &restore_mode, &probe_mode, &hosts_mode, &sweep_mode, &explain_mode, &quick_mode, &memory_mode, &plain_mode,
 };
 
 const Mode &chosen_mode(const Options &opt)
@@ -120,6 +122,10 @@ int with_page(const Options &opt, int status, const std::string &doc)
 {
 	std::signal(SIGXFSZ, SIG_IGN);	// past RLIMIT_FSIZE: an EFBIG error to report, not a kill
 	raise_fd_limit();
+	if (Error e = check_outputs(opt)) {
+		print_error(e);
+		return e.status;
+	}
 	std::string doc;	// --html's: the mode's JSON document
 	return with_page(opt, chosen_mode(opt).run(opt, out, opt.html.empty() ? nullptr : &doc), doc);
 }

@@ -17,6 +17,10 @@ _sdb()
             _filedir html
             return
             ;;
+        --journal | --restore)
+            _filedir journal    # --probe's undo journals
+            return
+            ;;
         --hosts)
             _known_hosts_real -- "$cur"     # host names; HOST:PATH by hand
             return
@@ -42,7 +46,7 @@ _sdb()
                     -R --random-buffer -T --timing -q --queue-depth -v --verbose
                     --json --cached --force --quick --quick= --keep --runs --explain
                     --start-at --fsync --ramp --verify --rate --sweep
-                    --hosts --merge --fanout --host-timeout --compare --html --probe --destructive
+                    --hosts --merge --fanout --host-timeout --compare --html --probe --destructive --journal --restore
                     -V --version -h --help'
             fi
             ;;

@@ -28,6 +28,11 @@ namespace {
 
 enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2 };	// 128 + n: ended by signal n
 
+// The mark sdb leaves on the files it creates (an extended attribute,
+// where the file system keeps them): it rewrites those freely, and empty
+// files, and nothing else without --force.
+constexpr char owner_xattr[] = "user.sdb";
+
 // An error travels up as a value; the mode that ran prints it as one line
 // (print_error) and returns its status.
 struct Error {

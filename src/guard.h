@@ -70,6 +70,7 @@ struct Survey {
 	std::set<pid_t> fuse_servers;	// processes that hold /dev/fuse
 	std::vector<Mounted> mounted;
 	bool taken = false;
+	std::string blind;	// why sdb cannot see the other processes ("/proc is not mounted"); empty: it can
 };
 
 // The access mode of descriptor `fd` of a process, from its fdinfo.
@@ -134,6 +135,10 @@ Survey survey()
 {
 	Survey s;
 	s.taken = true;
+	if (access("/proc/self/mountinfo", R_OK) != 0 || access("/proc/self/fd", R_OK) != 0) {
+		s.blind = access("/proc/self", F_OK) != 0 ? "/proc is not mounted" : "/proc/self is not readable";
+		return s;
+	}
 	std::set<std::string> namespaces;
 	std::vector<pid_t> pids = other_processes();
 	pids.insert(pids.begin(), 0);	// this one first, so that its own mounts are named as such

@@ -29,6 +29,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 namespace {
@@ -38,7 +39,8 @@ namespace {
 // lets it be "<\/").
 std::string page_head(const std::string &title)
 {
-	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_text(title) +
+	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	       "<meta name=\"generator\" content=\"sdb " SDB_VERSION "\">\n<title>" + html_text(title) +
 	       "</title>\n<style>\n"
 	       "body{font:14px/1.4 sans-serif;margin:24px;max-width:720px;color:#222}h1{font-size:18px}\n"
 	       "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-align:left}\n"
@@ -404,9 +406,11 @@ Error make_page(const Json &doc, const std::string &doc_text, std::string &page)
 	return run_page(doc, doc_text, page);
 }
 
-// Write the page for the document to path: through a new file beside it,
-// renamed over path once whole, so that a failure leaves no half page; an
-// existing path that is not a regular file is refused.
+// Write the page for the document to path: through a new file beside it
+// (PATH.sdb-tmp, marked as sdb's), renamed over path once whole, so that a
+// failure leaves no half page; an existing path that is not a regular file
+// is refused.  Whether sdb may replace path at all is outputs.h's
+// check_outputs(), asked before the run.
 Error write_html(const std::string &path, const std::string &doc_text)
 {
 	Json doc;
@@ -422,6 +426,7 @@ Error write_html(const std::string &path, const std::string &doc_text)
 	Fd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
 	if (!fd)
 		return sys_error(errno, "--html: %s", temp.c_str());
+	fsetxattr(fd.get(), owner_xattr, "page", 4, 0);	// where it fails, the generator line tells the page as sdb's
 	ssize_t n = write(fd.get(), page.data(), page.size());
 	if (n != static_cast<ssize_t>(page.size()) || fsync(fd.get()) != 0) {
 		Error e = sys_error(n < 0 ? errno : EIO, "--html: write: %s", temp.c_str());

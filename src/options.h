@@ -62,10 +62,13 @@ constexpr char usage_text[] =
 	"      --hosts LIST        run the test on each HOST[:PATH] of a comma list (or @FILE) over ssh, merged\n"
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
 	"      --html FILE         also write a self-contained HTML page with charts: a run, --quick, --merge,\n"
-	"                          --hosts or --compare\n"
+	"                          --hosts or --compare; over an existing file only if sdb wrote it (else --force)\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
+	"      --journal PATH      with --probe: the undo journal, a new file off the target's file system\n"
+	"                          (default under $XDG_STATE_HOME/sdb, ~/.local/state/sdb or /var/tmp)\n"
+	"      --restore JOURNAL   put back every unit of a probe that was cut short (a crash, kill -9)\n"
 	"      --rate RATE         open loop: RATE I/Os per second per thread (5000, 5k), or bytes with /s\n"
 	"                          (200m/s); latency counts from each I/O's due time (default closed loop)\n"
 	"      --sweep             latency against load: the maximum, then 10 steps at 10-100% of it, the knee\n"
@@ -245,6 +248,8 @@ struct Options {
 	bool merge = false;		// --merge: merge_files are the operands
 	bool probe = false;		// --probe: the fake-capacity check
 	bool destructive = false;	// --probe --destructive: nothing saved and restored
+	std::string journal;		// --probe --journal PATH; empty: a new file in the default place
+	std::string restore;		// --restore JOURNAL: a cut-short probe's units put back
 	std::vector<std::string> merge_files;
 	std::string html;		// --html FILE; empty: none
 	bool compare = false;		// --compare: compare_files (OLD, NEW) are the operands
@@ -266,7 +271,7 @@ struct Parsed {
 };
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
-	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_compare, opt_html,
+	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_journal, opt_restore, opt_compare, opt_html,
 	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep };
 
 const option long_options[] = {
@@ -304,6 +309,8 @@ const option long_options[] = {
 	{"compare", no_argument, nullptr, opt_compare},
 	{"html", required_argument, nullptr, opt_html},
 	{"destructive", no_argument, nullptr, opt_destructive},
+	{"journal", required_argument, nullptr, opt_journal},
+	{"restore", required_argument, nullptr, opt_restore},
 	{"fanout", required_argument, nullptr, opt_fanout},
 	{"host-timeout", required_argument, nullptr, opt_host_timeout},
 	{"rate", required_argument, nullptr, opt_rate},
@@ -598,6 +605,12 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 			return usage_error("%s: empty file name", name.c_str());
 		break;
 	case opt_destructive: o.destructive = true; break;
+	case opt_journal:
+	case opt_restore:
+		if (!*arg)
+			return usage_error("%s: empty file name", name.c_str());
+		(c == opt_journal ? o.journal : o.restore) = arg;
+		break;
 	case opt_fanout: {
 		auto v = parse_count(arg, 1, 100000);
 		if (!v) return usage_error("%s %s: hosts at once must be a whole number from 1 to 100000", name.c_str(), arg);
@@ -686,6 +699,8 @@ Error check_given(const Options &o)
 		return usage_error("--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep");
 	if (o.destructive && !o.probe)
 		return usage_error("--destructive: only meaningful with --probe");
+	if (!o.journal.empty() && (!o.probe || o.destructive))
+		return usage_error("--journal: only meaningful with --probe (without --destructive)");
 	if (o.hosts.empty() && (o.fanout || o.host_timeout > 0))
 		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
 	if (o.keep && !o.quick)

@@ -343,10 +343,6 @@ bool harmless_char_device(dev_t rdev)
 	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7);	// null, zero, full
 }
 
-// The mark sdb leaves on the files it creates: it rewrites those freely,
-// and empty files, and nothing else without --force.
-constexpr char owner_xattr[] = "user.sdb";
-
 bool sticky_shared_dir(const std::string &dir)
 {
 	struct stat st {};
@@ -363,6 +359,9 @@ Error check_overwrite(const Target &t, int fd, const struct stat &st, const Opti
 	const char *path = t.path.c_str();
 	if (!others.taken)
 		others = survey();
+	if (!others.blind.empty() && !(ours && *ours == identity_of(st)))
+		return runtime_error("cannot tell whether %s is in use: %s; refusing to write to it, even with --force",
+				     path, others.blind.c_str());
 	std::vector<Holder> holders = holders_of(st, others);
 	std::string users = file_users(st, 0, others, holders);
 	if (!users.empty())

@@ -2,8 +2,9 @@
 // pattern.h) at a spread of offsets over the claimed size, reads each back
 // with the caches out of the way, and bisects to the size that keeps its
 // data: the claimed size, the real one, how the rest fails (misplaced with
-// the wrap period, zeros, corrupt).  Saves and restores every unit it
-// overwrites unless --destructive; writes at most 0.1% of the target or
+// the wrap period, zeros, corrupt).  Unless --destructive, saves every
+// unit it overwrites in an undo journal (journal.h) before the write, and
+// restores all of them after; writes at most 0.1% of the target or
 // 64 MiB.  Offers run_probe() to its row, probe_mode.
 #pragma once
 
@@ -15,14 +16,17 @@
 #include "buffer.h"
 #include "run.h"
 #include "report.h"
+#include "journal.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cinttypes>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +49,9 @@ struct ProbeResult {
 	std::uint64_t units = 0, written = 0, read = 0;	// units tested; bytes written and read
 	double write_seconds = 0, read_seconds = 0, seconds = 0;
 	bool restored = false;		// every saved unit written back and read back intact
+	Restored restore;		// what the restore did, unit by unit
+	bool interrupted = false;	// a signal ended it before a verdict
+	std::uint64_t planned = 0;	// units the probe meant to test at least (the spread)
 	bool direct = true;		// O_DIRECT; else buffered, evicted before every read
 };
 
@@ -63,21 +70,28 @@ public:
 	{
 	}
 
-	Error setup(const std::string &path)
+	// The unit buffer, and (unless destructive) the journal at
+	// journal_path, made before anything is written.
+	Error setup(const std::string &path, const std::string &journal_path, const JournalHead &head)
 	{
 		path_ = path;
-		return unit_.allocate(verify_unit);
+		if (Error e = unit_.allocate(verify_unit))
+			return e;
+		return destructive_ ? Error{} : journal_.create(journal_path, head);
 	}
+	Journal &journal() { return journal_; }
 
 	// What unit `at` holds, kept to be written back (once per unit, and
 	// before any write that could land on it: see probe()).
 	Error save(std::uint64_t at)
 	{
-		if (destructive_ || std::any_of(saved_.begin(), saved_.end(), [&](const auto &s) { return s.first == at; }))
+		if (destructive_ || std::any_of(saved_.begin(), saved_.end(), [&](const SavedUnit &s) { return s.at == at; }))
 			return {};
 		if (Error e = transfer_at(at, false))
 			return e;
-		saved_.emplace_back(at, std::string(unit_.data(), verify_unit));
+		if (Error e = journal_.append(at, unit_.data()))
+			return e;
+		saved_.push_back({at, std::string(unit_.data(), verify_unit)});
 		return {};
 	}
 
@@ -85,6 +99,8 @@ public:
 	Error put(std::uint64_t at)
 	{
 		if (Error e = save(at))
+			return e;
+		if (Error e = journal_.sync())	// durable before the write it undoes
 			return e;
 		written_at_.push_back(at);
 		write_unit(unit_.data(), seed_, 0, at, writes_++);	// file 0: the probe has one target
@@ -119,32 +135,20 @@ public:
 		return {};
 	}
 
-	// Every saved unit back where it was, last saved first: a device that
-	// wraps around every `period` bytes (0: none) keeps several offsets in
-	// one place, and the first of them saved holds what was really there.
-	// Then each is read back against what its place held.
-	Error restore(std::uint64_t period)
+	// Every saved unit back where it was (restore_units: all of them, past
+	// any that fails, each read back); a clean restore removes the journal.
+	void restore(std::uint64_t period)
 	{
 		if (destructive_)
-			return {};
-		for (std::size_t i = saved_.size(); i-- > 0;) {
-			std::memcpy(unit_.data(), saved_[i].second.data(), verify_unit);
-			if (Error e = transfer_at(saved_[i].first, true))
-				return e;
-		}
-		if (Error e = settle())
-			return e;
-		auto place = [period](std::uint64_t at) { return period ? at % period : at; };
-		for (const auto &unit : saved_) {
-			const std::uint64_t at = unit.first;
-			if (Error e = transfer_at(at, false))
-				return e;
-			auto first = std::find_if(saved_.begin(), saved_.end(), [&](const auto &s) { return place(s.first) == place(at); });
-			if (std::memcmp(unit_.data(), first->second.data(), verify_unit) != 0)
-				return {};	// restored stays false: the report says so
-		}
-		r_.restored = true;
-		return {};
+			return;
+		r_.restore = restore_units(fd_.get(), saved_, unit_.data(), [&] {
+			posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+			if (block_)
+				flush_device(path_);
+		}, period);
+		r_.restored = r_.restore.clean();
+		if (r_.restored)
+			journal_.remove();
 	}
 
 	std::uint64_t writes() const { return writes_; }
@@ -181,10 +185,33 @@ private:
 	ProbeResult &r_;
 	std::string path_;
 	Buffer unit_;
-	std::vector<std::pair<std::uint64_t, std::string>> saved_;
+	Journal journal_;
+	std::vector<SavedUnit> saved_;
 	std::vector<std::uint64_t> written_at_;
 	std::uint64_t writes_ = 0;
 };
+
+// Unit 0, every power of two below `units`, and the last unit.
+std::vector<std::uint64_t> probe_spread(std::uint64_t units)
+{
+	std::vector<std::uint64_t> spread = {0};
+	for (std::uint64_t u = 1; u < units; u *= 2)
+		spread.push_back(u);
+	if (spread.back() != units - 1)
+		spread.push_back(units - 1);
+	return spread;
+}
+
+// Can a probe of `claimed` bytes test its spread and one more unit within
+// its budget?  Asked before anything is written.
+Error probe_fits(std::uint64_t claimed)
+{
+	std::size_t need = probe_spread(std::max<std::uint64_t>(claimed / verify_unit, 1)).size() + 1;
+	if (need > probe_budget(claimed))
+		return runtime_error("--probe: %s is too small to probe within 0.1%% of it (%zu of %" PRIu64 " units needed)",
+				     format_bytes(claimed).c_str(), need, probe_budget(claimed));
+	return {};
+}
 
 // The probe itself.  First unit 0 and every power of two below the claimed
 // size, written in that order and read back: a device that ignores high
@@ -199,15 +226,10 @@ Error probe(Prober &p, ProbeResult &r, Stop stop)
 {
 	const std::uint64_t units = r.claimed / verify_unit;
 	const std::uint64_t budget = probe_budget(r.claimed);
-	std::vector<std::uint64_t> spread = {0};
-	for (std::uint64_t u = 1; u < units; u *= 2)
-		spread.push_back(u);
-	if (spread.back() != units - 1)
-		spread.push_back(units - 1);
-	if (spread.size() + 1 > budget)
-		return runtime_error("--probe: %s is too small to probe within 0.1%% of it (%s of %s units needed)",
-				     format_bytes(r.claimed).c_str(), std::to_string(spread.size() + 1).c_str(),
-				     std::to_string(budget).c_str());
+	std::vector<std::uint64_t> spread = probe_spread(units);
+	r.planned = spread.size();
+	if (Error e = probe_fits(r.claimed))
+		return e;
 	for (std::uint64_t u : spread)	// all saved before any is written: on a device that wraps,
 		if (Error e = p.save(u * verify_unit))	// a write lands on another's place
 			return e;
@@ -312,7 +334,23 @@ std::string probe_kind_words(const ProbeResult &r)
 	}
 }
 
-void print_probe_human(std::FILE *out, const std::string &path, const ProbeResult &r, bool destructive)
+// The Capacity line's verdict, or why there is none.
+std::string probe_verdict(const ProbeResult &r, const std::string &error)
+{
+	if (r.interrupted)
+		return format("interrupted after %" PRIu64 " of at least %" PRIu64 " units: no verdict", r.units, r.planned);
+	if (!error.empty())
+		return format("no verdict: the probe stopped after %" PRIu64 " units tested, at an error (below)", r.units);
+	if (r.kind == UnitKind::good)
+		return format("all %s keep their data", format_bytes(r.claimed).c_str());
+	return format("FAKE: %s of the %s claimed keep their data%s; %s", format_bytes(r.real).c_str(),
+		      format_bytes(r.claimed).c_str(),
+		      r.resolution ? format(" (the end lies within %s past that)", format_bytes(r.resolution).c_str()).c_str() : "",
+		      probe_kind_words(r).c_str());
+}
+
+void print_probe_human(std::FILE *out, const std::string &path, const ProbeResult &r, bool destructive,
+		       const std::string &error, bool wrote)
 {
 	std::fprintf(out, "sdb %s probe: %s, %s claimed%s\n", SDB_VERSION, printable(path).c_str(),
 		     format_bytes(r.claimed).c_str(), r.direct ? ", O_DIRECT" : ", buffered (no O_DIRECT), evicted before reads");
@@ -321,46 +359,77 @@ void print_probe_human(std::FILE *out, const std::string &path, const ProbeResul
 		     100.0 * static_cast<double>(r.written) / static_cast<double>(std::max<std::uint64_t>(r.claimed, 1)),
 		     r.seconds, format_rate(rate(r.written, r.write_seconds)).c_str(),
 		     format_rate(rate(r.read, r.read_seconds)).c_str());
-	if (r.kind == UnitKind::good)
-		std::fprintf(out, "Capacity: all %s keep their data\n", format_bytes(r.claimed).c_str());
-	else
-		std::fprintf(out, "Capacity: FAKE: %s of the %s claimed keep their data%s; %s\n",
-			     format_bytes(r.real).c_str(), format_bytes(r.claimed).c_str(),
-			     r.resolution ? format(" (the end lies within %s past that)", format_bytes(r.resolution).c_str()).c_str()
-					  : "",
-			     probe_kind_words(r).c_str());
+	std::fprintf(out, "Capacity: %s\n", probe_verdict(r, error).c_str());
 	if (destructive)
 		std::fprintf(out, "Restored: nothing (--destructive): the units written stay\n");
+	else if (!wrote)
+		std::fprintf(out, "Restored: nothing to restore: nothing was written\n");
+	else if (r.restored)
+		std::fprintf(out, "Restored: all %zu units overwritten are back as they were\n", r.restore.units);
 	else
-		std::fprintf(out, "Restored: %s\n", r.restored ? "every unit overwritten is back as it was"
-							       : "NOT all units came back as they were");
+		std::fprintf(out, "Restored: NOT all: %zu of %zu units did not come back (below); the journal is kept\n",
+			     r.restore.failures.size(), r.restore.units);
 }
 
 void print_probe_json(std::FILE *out, const std::string &path, const ProbeResult &r, bool destructive,
-		      const std::string &error, bool interrupted)
+		      const std::string &error, const std::string &journal)
 {
-	const char *kind = r.kind == UnitKind::good ? "ok" : unit_kind_names[static_cast<int>(r.kind)];
+	const char *kind = r.interrupted ? "interrupted" : !error.empty() ? "error"
+			 : r.kind == UnitKind::good ? "ok" : unit_kind_names[static_cast<int>(r.kind)];
 	std::string doc = format("{\"version\": %s, \"host\": %s, \"options\": {\"op\": \"probe\", \"file\": %s, "
 				 "\"destructive\": %s},\n \"probe\": {\"claimed_bytes\": %" PRIu64 ", \"real_bytes\": %" PRIu64
 				 ", \"resolution_bytes\": %" PRIu64 ", \"kind\": \"%s\", \"period\": %s, \"units\": %" PRIu64
 				 ", \"bytes_written\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"seconds\": %s"
-				 ", \"write_bytes_per_second\": %s, \"read_bytes_per_second\": %s, \"direct\": %s, \"restored\": %s}",
+				 ", \"write_bytes_per_second\": %s, \"read_bytes_per_second\": %s, \"direct\": %s, \"restored\": %s"
+				 ", \"restore_failures\": %s, \"journal\": %s}",
 				 json_string(SDB_VERSION).c_str(), json_string(short_host_name()).c_str(),
 				 json_string(path).c_str(), json_bool(destructive).c_str(), r.claimed, r.real, r.resolution, kind,
 				 r.period ? std::to_string(r.period).c_str() : "null", r.units, r.written, r.read,
 				 json_number(r.seconds).c_str(), json_number(rate(r.written, r.write_seconds)).c_str(),
 				 json_number(rate(r.read, r.read_seconds)).c_str(), json_bool(r.direct).c_str(),
-				 json_bool(r.restored).c_str());
+				 json_bool(r.restored).c_str(), restore_failures_json(r.restore).c_str(),
+				 journal.empty() ? "null" : json_string(journal).c_str());
 	if (!error.empty())
 		doc += ",\n \"error\": " + json_string(error);
-	doc += format(",\n \"warnings\": [],\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
+	doc += format(",\n \"warnings\": [],\n \"interrupted\": %s}\n", json_bool(r.interrupted).c_str());
 	std::fputs(doc.c_str(), out);
+}
+
+// Where this probe's journal goes: --journal PATH, else a new name in
+// default_journal_dir().  Never on the target's own file system (a file's
+// st_dev) or on the block device probed (its st_rdev): the journal must
+// survive what it undoes.
+Error probe_journal_path(const Options &opt, const Target &t, const struct stat &st, std::string &path)
+{
+	dev_t avoid = t.kind == Kind::block ? st.st_rdev : st.st_dev;
+	if (!opt.journal.empty()) {
+		struct stat d {};
+		if (stat(dirname_of(opt.journal).c_str(), &d) == 0 && d.st_dev == avoid)
+			return usage_error("--journal %s: on %s%s: the journal must survive what it undoes", opt.journal.c_str(),
+					   t.kind == Kind::block ? "" : "the file system of ", t.path.c_str());
+		path = opt.journal;
+		return {};
+	}
+	std::string dir;
+	if (Error e = default_journal_dir(avoid, dir))
+		return e;
+	std::string base = t.path.substr(t.path.find_last_of('/') == std::string::npos ? 0 : t.path.find_last_of('/') + 1);
+	for (char &c : base)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+			c = '_';
+	std::time_t now = std::time(nullptr);
+	char when[32];
+	std::strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+	path = format("%s/probe-%s-%s-%d.journal", dir.c_str(), base.c_str(), when, static_cast<int>(getpid()));
+	return {};
 }
 
 // sdb --probe -f TARGET: the plan's checks as for a write (a block device
 // needs --force and must not be in use; a file not sdb's needs --force),
-// then the probe, the restore, the report.  Exit 1 when the capacity is
-// fake (or the restore failed), 130 on Ctrl-C (after the restore).
+// the journal made, then the probe, the restore of every unit, the
+// report (also when the probe stopped at an error).  Exit 1 when the
+// capacity is fake, the probe failed or the restore did (the journal then
+// kept); 128 + N on signal N (after the restore).
 int run_probe(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
@@ -391,55 +460,74 @@ int run_probe(const Options &opt, std::FILE *out)
 		print_error(sys_error(errno, "--probe: cannot read a seed from /dev/urandom"));
 		return exit_runtime;
 	}
+	if (Error e = probe_fits(r.claimed)) {
+		print_error(e);
+		return e.status;
+	}
 	Fd fd;
 	Error error = open_for_probe(t, fd, r.direct);
+	struct stat st {};
+	if (!error && fstat(fd.get(), &st) != 0)
+		error = sys_error(errno, "fstat: %s", t.path.c_str());
+	std::string journal;
+	if (!error && !opt.destructive)
+		if (Error e = probe_journal_path(opt, t, st, journal)) {
+			print_error(e);
+			return e.status;
+		}
+	JournalHead head{t.path, r.claimed, t.kind == Kind::block,
+			 static_cast<std::uint64_t>(t.kind == Kind::block ? st.st_rdev : st.st_dev),
+			 static_cast<std::uint64_t>(st.st_ino)};
 	Prober prober(std::move(fd), t.kind == Kind::block, seed, opt.destructive, r);
 	if (!error)
-		error = prober.setup(t.path);
+		error = prober.setup(t.path, journal, head);
+	if (!error && !journal.empty())
+		std::fprintf(stderr, "sdb: --probe: the undo journal is %s; if this probe is cut short, "
+			     "sdb --restore %s puts back what it overwrote\n", printable(journal).c_str(),
+			     shell_quote(journal).c_str());
 	std::int64_t start = now_ns();
 	if (!error)
 		error = probe(prober, r, [&] { return scope.waiter.stopped("during --probe"); });
-	bool interrupted = scope.waiter.received() != 0;
-	if (prober.writes() > 0)
-		if (Error e = prober.restore(r.period); e && !error)
-			error = e;
+	r.interrupted = scope.waiter.received() != 0;
+	const bool wrote = prober.writes() > 0;
+	if (wrote)
+		prober.restore(r.period);
 	r.seconds = (now_ns() - start) / 1e9;
-	if (!error || interrupted) {
-		std::string text = printed([&](std::FILE *mem) {
-			opt.json ? print_probe_json(mem, t.path, r, opt.destructive, interrupted ? "" : error.msg, interrupted)
-				 : print_probe_human(mem, t.path, r, opt.destructive);
-		});
-		if (int status = deliver(out, text, scope.waiter)) {	// cut short: its status
-			if (!interrupted && !opt.destructive && !r.restored && status != 128 + SIGPIPE)
-				print_error(runtime_error("--probe: %s: the units it overwrote did not all read back as they were",
-							  t.path.c_str()));
-			return status;
-		}
-	}
-	if (interrupted)
-		return scope.waiter.exit_status();
-	if (error) {
+	if (!wrote && prober.journal().is_open())
+		prober.journal().remove();
+	const std::string why = r.interrupted || !error ? "" : error.msg;
+	std::string text = printed([&](std::FILE *mem) {
+		opt.json ? print_probe_json(mem, t.path, r, opt.destructive, why, r.restored ? "" : journal)
+			 : print_probe_human(mem, t.path, r, opt.destructive, why, wrote);
+	});
+	int status = deliver(out, text, scope.waiter);
+	if (error && !r.interrupted)
 		print_error(error);
+	if (wrote && !opt.destructive && !r.restored)
+		print_error(runtime_error("--probe: %s: %zu of %zu units it overwrote did not come back (%s); the journal is "
+					  "kept: sdb --restore %s", t.path.c_str(), r.restore.failures.size(), r.restore.units,
+					  restore_failures_text(r.restore).c_str(), shell_quote(journal).c_str()));
+	if (status)
+		return status;
+	if (r.interrupted)
+		return scope.waiter.exit_status();
+	if (error)
 		return error.status;
-	}
-	if (!opt.destructive && !r.restored) {
-		print_error(runtime_error("--probe: %s: the units it overwrote did not all read back as they were",
-					  t.path.c_str()));
+	if (wrote && !opt.destructive && !r.restored)
 		return exit_runtime;
-	}
 	return r.kind == UnitKind::good ? exit_ok : exit_runtime;
 }
 
-// --probe's rules: it chooses its own I/O, so only -f, --force, --json and
-// -v go with it (and --destructive), and it needs -f.
+// --probe's rules: it chooses its own I/O, so only -f, --force, --journal,
+// --json and -v go with it (and --destructive), and it needs -f.
 Error check_probe(const Options &o)
 {
 	for (const std::string &g : o.given) {
 		std::string name = g.substr(0, g.find('='));
 		if (name != "--probe" && name != "--destructive" && name != "--file" && name != "--force" &&
-		    name != "--json" && name != "--verbose")
-			return usage_error("--probe and %s: the probe chooses its own I/O (-f, --force, --json, -v only)",
-					   name.c_str());
+		    name != "--json" && name != "--verbose" && name != "--journal")
+			return usage_error("--probe and %s: the probe chooses its own I/O (-f, --force, --journal, --json, "
+					   "-v only)", name.c_str());
 	}
 	if (o.file.empty())
 		return usage_error("--probe needs -f FILE: the device or file to check");

@@ -7,14 +7,24 @@
 # MODE wrap:  offsets wrap around every REAL bytes (a controller that
 #             ignores the high address bits; REAL a power of two)
 #      zeros: writes at or past REAL are lost, reads there return zeros
+#      eio:   a write at or past REAL fails with EIO (a worn-out or dying
+#             drive); reads there return what was there
+#      dies:  every byte is kept until REAL bytes have been written; then
+#             every write fails with EIO (a drive that dies mid-probe) until
+#             a file MOUNTPOINT.mend appears
+#      stall: as dies, but the write past REAL waits (creating
+#             MOUNTPOINT.stalled) until MOUNTPOINT.mend appears (at most
+#             60 s, then EIO), then is kept
 #      good:  every byte is kept (REAL is ignored)
 #      cliff: every byte is kept; writes run at 80 MiB/s for the first REAL
 #             bytes written, then at 16 MiB/s (a write cache that filled)
 # Data lives in memory in 4 KiB blocks (unwritten blocks read as zeros),
-# so a 1 GiB claim costs only what is written.  Mounted with direct_io:
+# so a 1 GiB claim costs only what is written; in modes dies and stall the
+# first 32 MiB start out random, as a disk in use would.  Mounted with direct_io:
 # every read and write reaches this daemon, as they reach a real device.
 # Runs in the foreground until unmounted (fusermount -u MOUNTPOINT).
 import errno
+import os
 import stat
 import sys
 import time
@@ -31,6 +41,9 @@ class FakeFlash(fusepy.Operations):
         self.now = time.time()
         self.written = 0        # cliff: bytes written so far
         self.due = 0.0          # cliff: when the writes so far may have ended
+        self.mend = None        # dies, stall: the file that ends the failure
+        if mode in ("dies", "stall"):
+            self.blocks = {b: os.urandom(BLOCK) for b in range((32 << 20) // BLOCK)}
 
     def place(self, block):
         """The block that holds `block`'s data, or None where it is lost."""
@@ -85,6 +98,19 @@ class FakeFlash(fusepy.Operations):
             raise fusepy.FuseOSError(errno.ENOSPC)
         if self.mode == "cliff":
             self.pace(len(data))
+        if self.mode == "eio" and offset + len(data) > self.real:
+            raise fusepy.FuseOSError(errno.EIO)
+        if self.mode in ("dies", "stall"):
+            self.written += len(data)
+            if self.written > self.real and not os.path.exists(self.mend):
+                if self.mode == "dies":
+                    raise fusepy.FuseOSError(errno.EIO)
+                open(self.mend[:-len(".mend")] + ".stalled", "w").close()
+                deadline = time.monotonic() + 60      # a test that forgot it ends anyway
+                while not os.path.exists(self.mend):
+                    if time.monotonic() > deadline:
+                        raise fusepy.FuseOSError(errno.EIO)
+                    time.sleep(0.02)
         done = 0
         while done < len(data):
             at = offset + done
@@ -107,7 +133,9 @@ class FakeFlash(fusepy.Operations):
 
 def main():
     mountpoint, claimed, real, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    fusepy.FUSE(FakeFlash(claimed, real, mode), mountpoint, foreground=True, direct_io=True, nothreads=True)
+    fake = FakeFlash(claimed, real, mode)
+    fake.mend = os.path.abspath(mountpoint) + ".mend"
+    fusepy.FUSE(fake, mountpoint, foreground=True, direct_io=True, nothreads=True)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ trap 'bad "interrupted (SIGINT)"; exit 130' INT
 trap 'bad "interrupted (SIGTERM: the time limit?)"; exit 143' TERM
 trap 'bad "interrupted (SIGHUP)"; exit 129' HUP
 cd "$work" || exit 1
+export XDG_STATE_HOME=$work/state	# --probe's undo journals, inside the scratch directory
 command -v jq >/dev/null || { bad "jq is needed (apt-get install jq)"; exit 1; }
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }

@@ -28,13 +28,17 @@ TEST_CASE("probe: a genuine file keeps all of it, and gets its units back")
 	ProbeResult r;
 	r.claimed = 128 * MiB;
 	Prober p(Fd(raw), false, 42, false, r);
-	REQUIRE_FALSE(p.setup(path));
+	std::string journal = std::string(path) + ".journal";
+	REQUIRE_FALSE(p.setup(path, journal, JournalHead{path, 128 * MiB}));
 	REQUIRE_FALSE(probe(p, r, [] { return Error{}; }));
+	CHECK(access(journal.c_str(), F_OK) == 0);
 	CHECK(r.kind == UnitKind::good);
 	CHECK(r.real == 128 * MiB);
 	CHECK(r.written <= probe_budget(128 * MiB) * verify_unit);
-	REQUIRE_FALSE(p.restore(r.period));
+	p.restore(r.period);
 	CHECK(r.restored);
+	CHECK(r.restore.units > 0);
+	CHECK(access(journal.c_str(), F_OK) != 0);	// a clean restore removes it
 	int again = open(path, O_RDONLY);
 	char head[9] = {};
 	CHECK(pread(again, head, 8, 0) == 8);
@@ -52,11 +56,13 @@ TEST_CASE("probe: a target too small for 0.1% is an error that says so")
 	ProbeResult r;
 	r.claimed = 16 * MiB;
 	Prober p(Fd(raw), false, 42, false, r);
-	REQUIRE_FALSE(p.setup(path));
+	std::string journal = std::string(path) + ".journal";
+	REQUIRE_FALSE(p.setup(path, journal, JournalHead{path, 16 * MiB}));
 	Error e = probe(p, r, [] { return Error{}; });
 	CHECK(e.status == exit_runtime);
 	CHECK(e.msg.find("too small to probe within 0.1%") != std::string::npos);
 	CHECK(r.written == 0);
+	unlink(journal.c_str());
 	unlink(path);
 }
 }

@@ -37,7 +37,7 @@ run -r -f /dev/zero -s 64m --html page.html
 contains "--html: the human report is unchanged beside it" "$out" "sdb $version: read seq"
 mkdir -p adir
 run -r -f /dev/zero -s 64m --html adir
-check "--html into a directory: exit 1, the report still printed" "1 true" "$rc $([[ $out == *"Thread  0"* ]] && echo true)"
-contains "--html into a directory: says why" "$err" "sdb: --html adir: not a regular file"
+check "--html into a directory: exit 2 before the run, no report" "2 " "$rc $out"
+contains "--html into a directory: says why" "$err" "sdb: --html adir: Is a directory"
 bad_input 2 "--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep" --explain -r -f adir --html page.html
 rm -rf adir page.html
