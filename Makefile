@@ -123,8 +123,8 @@ check:
 check-cli: sdb
 	bash tests/cli/run.sh ./sdb sdb.1 $(VERSION) /dev/null $(SECTION)
 
-sdb-san: $(BIN_SRC)
-	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp
+sdb-san: $(BIN_SRC) tests/san_options.cpp
+	$(CXX) $(SDB_CPPFLAGS) $(SAN_FLAGS) -o $@ sdb.cpp tests/san_options.cpp
 
 tests/doctest_main.san.o: tests/doctest_main.cpp
 	$(CXX) $(SDB_CPPFLAGS) $(SAN_UNIT_FLAGS) -c -o $@ tests/doctest_main.cpp

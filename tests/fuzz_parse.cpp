@@ -257,11 +257,13 @@ void check_args(std::string_view in)
 			break;
 		}
 		FUZZ_CHECK(p.error.status == exit_ok && p.error.msg.empty());
-		// Six shapes: a test (-w, -r or -M on a FILE, or on each of
+		// Seven shapes: a test (-w, -r or -M on a FILE, or on each of
 		// --hosts), -T alone (the I/O options are then ignored), --quick
 		// on a path, which picks its own tests, --merge FILE...,
-		// --compare OLD NEW, or --probe of a FILE.
-		if (o.compare) {
+		// --compare OLD NEW, --probe of a FILE, or --restore JOURNAL.
+		if (!o.restore.empty()) {
+			FUZZ_CHECK(o.op == Options::Op::none && !o.probe && !o.merge && !o.compare && !o.quick);
+		} else if (o.compare) {
 			FUZZ_CHECK(o.op == Options::Op::none && o.compare_files.size() == 2 && !o.merge && !o.quick);
 		} else if (o.probe) {
 			FUZZ_CHECK(o.op == Options::Op::none && !o.file.empty() && !o.quick && o.hosts.empty());
