@@ -24,6 +24,15 @@ std::string scratch(const char *tag)
 	unlink(path);
 	return std::string(path) + tag;
 }
+
+// A new file of SIZE bytes at PATH, open for reading and writing.
+int new_target(const std::string &path, off_t size)
+{
+	int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(ftruncate(fd, size) == 0);
+	return fd;
+}
 } // namespace
 
 TEST_CASE("a journal reads back its head and every unit, in order")
@@ -95,9 +104,7 @@ TEST_CASE("a file that is not a journal is refused, saying so")
 TEST_CASE("a restore goes on past a unit it cannot write, and names it")
 {
 	std::string path = scratch(".target");
-	int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-	REQUIRE(fd >= 0);
-	REQUIRE(ftruncate(fd, 3 * 4096) == 0);
+	int fd = new_target(path, 3 * 4096);
 	const std::uint64_t beyond = 1ULL << 62;	// past any file system's largest file: the write fails
 	std::vector<SavedUnit> saved = {{0, unit_of('a')}, {beyond, unit_of('x')}, {8192, unit_of('c')}};
 	Buffer unit;
@@ -122,9 +129,7 @@ TEST_CASE("a restore goes on past a unit it cannot write, and names it")
 TEST_CASE("two saves of one offset: the first saved is what was there")
 {
 	std::string path = scratch(".target");
-	int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-	REQUIRE(fd >= 0);
-	REQUIRE(ftruncate(fd, 2 * 4096) == 0);
+	int fd = new_target(path, 2 * 4096);
 	std::vector<SavedUnit> saved = {{4096, unit_of('o')}, {4096, unit_of('p')}};	// 'p': the probe's own pattern
 	Buffer unit;
 	REQUIRE_FALSE(unit.allocate(verify_unit));

@@ -118,13 +118,18 @@ else
 	matches "--restore: says what it restored" "$out" "*Restored: * of * units read back as they were; the journal is removed*"
 	check "--restore: the drive as it was before the probe (md5sum)" "$before" "$(md5sum <ffmnt/disk)"
 	unfake
+	# stalled_probe: a probe in the background ($pid) of a drive whose
+	# writes past 24 KiB hang; it returns once one hangs. $before: the drive before.
+	stalled_probe() {
+		rm -f "$work/ffmnt.mend" "$work/ffmnt.stalled"
+		fake stall $((6 * 4096))
+		before=$(md5sum <ffmnt/disk)
+		"$sdb" --probe -f ffmnt/disk --force --json >probe.out 2>probe.err &
+		pid=$!
+		wait_for "$pid" test -e "$work/ffmnt.stalled"
+	}
 	# kill -9 while a write hangs: the journal on disk brings it all back.
-	rm -f "$work/ffmnt.mend" "$work/ffmnt.stalled"
-	fake stall $((6 * 4096))
-	before=$(md5sum <ffmnt/disk)
-	"$sdb" --probe -f ffmnt/disk --force --json >probe.out 2>probe.err &
-	pid=$!
-	wait_for "$pid" test -e "$work/ffmnt.stalled"
+	stalled_probe
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	touch "$work/ffmnt.mend"
 	journal=$(sed -n "s/^sdb: --probe: the undo journal is \(.*\); if this.*/\1/p" probe.err)
@@ -135,12 +140,7 @@ else
 	check "kill -9 mid-probe, then --restore: the drive as it was (md5sum)" "$before" "$(md5sum <ffmnt/disk)"
 	unfake
 	# Ctrl-C while a write hangs: the probe stops, restores, and says so.
-	rm -f "$work/ffmnt.mend" "$work/ffmnt.stalled"
-	fake stall $((6 * 4096))
-	before=$(md5sum <ffmnt/disk)
-	"$sdb" --probe -f ffmnt/disk --force --json >probe.out 2>probe.err &
-	pid=$!
-	wait_for "$pid" test -e "$work/ffmnt.stalled"
+	stalled_probe
 	kill -INT "$pid"
 	touch "$work/ffmnt.mend"
 	wait "$pid"; rc=$?
