@@ -32,7 +32,9 @@ modes-blocked-stdout device-sdb-checks-itself quick-flash hosts-ssh"
 # The sections that assert an upper bound on what a shared disk saw (the
 # disk under the work directory read less than sdb's claim): another
 # section's reads of that disk would break the bound, so these run alone.
-alone="stack-down-to-the-metal"
+# uring-queue-depth turns io_uring off for the whole machine for one run
+# (kernel.io_uring_disabled): every -q run beside it would fail.
+alone="stack-down-to-the-metal uring-queue-depth"
 
 declare -A file
 for f in "$dir"/*/*.sh; do
