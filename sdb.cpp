@@ -38,7 +38,9 @@
 #include "src/worker.h"	// Worker: open, lay out, evict, the ring: prepare() before the barrier
 #include "src/loops.h"	// the timed loops at depth 1 and N, pass ends, --ramp, the final fdatasync
 #include "src/device.h"	// the block device under the target, counters, holes, link
-#include "src/stack.h"	// the stack below the device, sdb's own I/O, CPU quotas
+#include "src/throttle.h"	// blkio throttles and io.max over sdb, on the device or below it
+#include "src/stack.h"	// the stack below the device, sdb's own I/O, CPU quotas, the I/O limits
+#include "src/stops.h"	// the time sdb was stopped or frozen during its window
 #include "src/run.h"	// barrier, supervisor, Totals: execute()
 #include "src/checks.h"	// memory ceiling, warnings, the Verdict: judge()
 #include "src/verify.h"	// --verify's read-back and its summary
@@ -66,6 +68,7 @@
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/journal.h"	// --probe's undo journal; --restore: a cut-short probe's units put back
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
+#include "src/knee.h"	// --sweep's knee from evidence: the light load twice, a rise that stays
 #include "src/sweep.h"	// --sweep: latency against load, the maximum, ten steps, the knee
 
 #include <cerrno>

@@ -14,7 +14,9 @@
 #include "buffer.h"
 #include "device.h"
 #include "worker.h"
+#include "throttle.h"
 #include "stack.h"
+#include "stops.h"
 #include "run.h"
 
 #include <algorithm>
@@ -294,6 +296,15 @@ void fuse_warnings(const Plan &plan, std::vector<std::string> &w)
 	w.push_back(what);
 }
 
+// A read through a buffered loop device whose backing file sdb may not
+// evict: that file's page cache can serve the read.
+void loop_backing_warnings(const Plan &plan, std::vector<std::string> &w)
+{
+	if (!plan.loop_backing_error.empty())
+		w.push_back(format("the backing file %s: its page cache cannot be evicted, so reads may come from it "
+				   "(run as root, or losetup --direct-io=on)", plan.loop_backing_error.c_str()));
+}
+
 // What the target is, said before the run starts (and kept for the report):
 // a user can stop a long run that cannot measure what it seems to.
 std::vector<std::string> target_warnings(const Plan &plan)
@@ -302,6 +313,7 @@ std::vector<std::string> target_warnings(const Plan &plan)
 	memory_target_warnings(plan, w);
 	direct_io_warnings(plan, w);
 	fuse_warnings(plan, w);
+	loop_backing_warnings(plan, w);
 	if (std::string hollow = hollow_warning(plan); !hollow.empty())
 		w.push_back(hollow);
 	return w;
@@ -357,6 +369,14 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 
 // One level of the stack in the verdict (JSON device.stack): what a
 // device saw in the test's direction and its share of the bytes claimed.
+// One check the verdict made, what it found, and the figure it saw
+// (JSON device.evidence): a cause is named only where its check found it.
+struct Evidence {
+	std::string check;		// "busy", "others", "stack", "throttle", "cpu quota", "cpu", "stopped", ...
+	bool found = false;		// the check explains (part of) the rate, or found a fault
+	std::string figure;		// what it saw, in words with its number
+};
+
 struct Level {
 	std::string name, path;
 	bool measured = false;		// counters read at both ends
@@ -374,7 +394,8 @@ struct Verdict {
 	std::uint64_t read_bytes = 0, read_claimed = 0, write_bytes = 0, write_claimed = 0;	// a mix's sides
 	double delivered = 0;		// bytes / claimed; a mix: the lesser of its sides' shares
 	double busy = 0;		// io_ticks over the wall time, at most 1
-	std::string limit;		// "memory", "device", "link", "cpu", "rate", "latency" or "unknown"
+	std::string limit;		// "memory", "stopped", "throttle", "device", "link", "cpu", "rate", "latency"
+					// or "unknown"
 	std::string limit_why;		// the evidence, in words
 	bool confirmed = false;		// the device saw at least 90% of the bytes claimed
 	std::string reason;		// why not confirmed ("" when it is)
@@ -382,9 +403,12 @@ struct Verdict {
 	std::vector<Level> stack;	// the target's device first, then each level below it
 	std::vector<Device> below;	// the devices of those levels
 	std::optional<std::uint64_t> own;	// sdb's own bytes in the test's direction (/proc/self/io)
-	std::optional<std::uint64_t> other_bytes;	// the device's bytes that were not sdb's
+	std::optional<std::uint64_t> other_bytes;	// the device's bytes that were not sdb's, both ways
 	const char *others = "other processes";	// who they may be: "metadata or other processes" on a file system
 	Throttled throttle;		// a CPU quota's throttling during the run
+	std::optional<ThrottleUse> io_throttle;	// the block I/O limit the run came closest to
+	StopClock stops;		// the time sdb was stopped or frozen in the window
+	std::vector<Evidence> evidence;	// every check made, in order (find_limit)
 	std::uint64_t sync_median_ns = 0;	// --fsync: the median fdatasync; -S: the median write
 	std::uint64_t write_median_ns = 0;	// --fsync: the median write between them
 };
@@ -436,36 +460,161 @@ std::string quota_words(const Verdict &v)
 		      v.throttle.ns / 1e9);
 }
 
-// The first limit that applies: memory, device, link, cpu, rate, latency;
-// unknown where no counters rule out the device, or where the device did
-// not see the bytes (its latency then says nothing about the rate).
+// A file system whose files are stored compressed, so that a read of them
+// reads fewer bytes from the device than it returns, with no cache at all:
+// squashfs always, erofs as made with -z (the usual image).
+std::string compressed_fs(const Plan &plan)
+{
+	if (plan.targets[0].kind == Kind::block)
+		return "";
+	if (plan.fs_type == SQUASHFS_MAGIC)
+		return "squashfs, which stores its files compressed";
+	if (plan.fs_type == 0xe0f5e1e2)	// EROFS_SUPER_MAGIC_V1
+		return "erofs, which stores its files compressed (unless made without -z)";
+	return "";
+}
+
+// The device's bytes that were not sdb's are over 10% of the claim: the
+// device was shared, and its busy time and rate are not sdb's alone.
+bool shared(const Verdict &v)
+{
+	return v.measured && v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed;
+}
+
+// sdb was stopped or frozen for at least 5% of the window.
+bool stopped(const Verdict &v, double seconds)
+{
+	return v.stops.stopped_ns > 0 && v.stops.stopped_ns >= 0.05 * seconds * 1e9;
+}
+
+// A block I/O limit held the run: the limited device ran at 85% of it or
+// more (a throttle lets a burst through at its start, so a short run can
+// go past it).
+bool throttle_bound(const Verdict &v)
+{
+	return v.io_throttle && v.io_throttle->share >= 0.85;
+}
+
+std::string throttle_words(const ThrottleUse &u)
+{
+	const IoLimit &l = u.limit;
+	std::string did = l.iops ? format("%.0f IOPS", u.rate) : format_rate(u.rate);
+	return format("%s did %s: %.0f%% of the %s", u.device.c_str(), did.c_str(), u.share * 100, limit_words(l).c_str());
+}
+
+// The level below the target's device that is memory (a loop device over
+// zram, or over a file on tmpfs), or none.
+const Device *memory_below(const Verdict &v)
+{
+	for (const Device &d : v.below)
+		if (!d.memory.empty())
+			return &d;
+	return nullptr;
+}
+
+std::string memory_below_words(const Verdict &v, const Device &m)
+{
+	return format("%s is backed by memory: %s (%s)", v.device.name.c_str(), m.name.c_str(), m.memory.c_str());
+}
+
+// Every check the limit is chosen from, in the order find_limit() tries
+// them, with what each saw.
+void gather_evidence(const Plan &plan, const Shared &s, double seconds, Verdict &v)
+{
+	const Options &o = plan.opt;
+	auto add = [&](const char *check, bool found, std::string figure) { v.evidence.push_back({check, found, figure}); };
+	bool memory = o.cached || on_memory_fs(plan);
+	const Device *below = memory_below(v);
+	add("memory", memory || below, o.cached ? "--cached: the page cache, by request"
+				       : memory ? fs_name(plan.fs_type) + " keeps files in memory"
+				       : below ? memory_below_words(v, *below) : "the target is not in memory");
+	if (!v.stops.measurable)
+		add("stopped", false, "not measurable: no /proc/thread-self/schedstat");
+	else
+		add("stopped", stopped(v, seconds), format("stopped or frozen %.2f s of %.2f s (%u time%s)",
+							    v.stops.stopped_ns / 1e9, seconds, v.stops.stops,
+							    v.stops.stops == 1 ? "" : "s"));
+	if (v.io_throttle)
+		add("throttle", throttle_bound(v), throttle_words(*v.io_throttle));
+	else
+		add("throttle", false, v.device.stats.empty() ? "no block device to limit"
+							      : "no blkio throttle or io.max over sdb on the stack's devices");
+	if (v.measured)
+		add("busy", v.busy >= 0.9, format("%s busy %.0f%% of the window", v.device.name.c_str(), v.busy * 100));
+	if (v.measured && v.other_bytes)
+		add("others", shared(v), format("%s moved %s that were not sdb's (%.0f%% of the claim)", v.device.name.c_str(),
+					       format_bytes(*v.other_bytes).c_str(),
+					       v.claimed ? 100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed) : 0));
+	for (std::size_t i = 1; i < v.stack.size(); i++) {
+		const Level &l = v.stack[i];
+		add("stack", l.measured ? l.delivered < 0.9 : true,
+		    l.measured ? format("%s, below %s, saw %s (%.0f%% of the claim)", l.name.c_str(), v.stack[i - 1].name.c_str(),
+					format_bytes(l.bytes).c_str(), l.delivered * 100)
+			       : format("uncounted: %s", l.reason.c_str()));
+	}
+	if (v.device.link)
+		add("link", rate(v.measured ? v.bytes : v.claimed, seconds) >= 0.9 * v.device.link->bytes_per_second,
+		    format("%s at most (%s)", format_rate(v.device.link->bytes_per_second).c_str(), v.device.link->how.c_str()));
+	if (v.throttle.quota)
+		add("cpu quota", quota_bound(v, seconds), quota_words(v));
+	else
+		add("cpu quota", false, "no CPU quota over sdb throttled it");
+	unsigned id = 0;
+	double cpu = busiest_thread(s, id);
+	add("cpu", cpu >= 0.9, format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100));
+	if (std::string z = compressed_fs(plan); !z.empty() && v.measured && !writes_target(o))
+		add("compression", v.delivered < 0.9, format("%s: %s read %.0f%% of the bytes sdb read", z.c_str(),
+							      v.device.name.c_str(), v.delivered * 100));
+}
+
+// The first limit that applies: memory, stopped, throttle, device, link,
+// cpu, rate, latency; unknown where no counters rule out the device, where
+// the device did not see the bytes (its latency then says nothing about
+// the rate), or where others shared it.  Each from its check's evidence.
 void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 {
 	const Options &o = plan.opt;
-	unsigned id = 0;
-	double cpu = busiest_thread(s, id);
-	double moved = rate(v.measured ? v.bytes : v.claimed, seconds);
+	gather_evidence(plan, s, seconds, v);
+	auto found = [&](const char *check) {
+		for (const Evidence &e : v.evidence)
+			if (e.check == check && e.found)
+				return &e;
+		return static_cast<const Evidence *>(nullptr);
+	};
 	if (o.cached || on_memory_fs(plan)) {
 		v.limit = "memory";
 		v.limit_why = o.cached ? "the page cache, by request" : fs_name(plan.fs_type) + " keeps files in memory";
 		if (quota_bound(v, seconds))
 			v.limit = "cpu", v.limit_why = quota_words(v);
-	} else if (v.measured && v.busy >= 0.9 && weakest_level(v) < 0) {	// busy, not serving a cache below
+	} else if (const Device *m = memory_below(v)) {
+		v.limit = "memory";
+		v.limit_why = memory_below_words(v, *m);
+		if (quota_bound(v, seconds))
+			v.limit = "cpu", v.limit_why = quota_words(v);
+	} else if (const Evidence *e = found("stopped")) {
+		v.limit = "stopped";
+		v.limit_why = e->figure;
+	} else if (throttle_bound(v)) {
+		v.limit = "throttle";
+		v.limit_why = throttle_words(*v.io_throttle) + "; more -q or -j cannot go faster";
+	} else if (found("busy") && weakest_level(v) < 0 && !shared(v)) {	// busy, alone, not serving a cache below
 		v.limit = "device";
 		v.limit_why = "busy for the whole run";
-	} else if (v.device.link && moved >= 0.9 * v.device.link->bytes_per_second) {
+	} else if (const Evidence *e = found("link")) {
 		v.limit = "link";
-		v.limit_why = format("%s at most, %s: %s", format_rate(v.device.link->bytes_per_second).c_str(),
-				     v.device.link->how.c_str(), format_rate(moved).c_str());
+		v.limit_why = e->figure;
 	} else if (quota_bound(v, seconds)) {
 		v.limit = "cpu";
 		v.limit_why = quota_words(v);
-	} else if (cpu >= 0.9) {
+	} else if (const Evidence *e = found("cpu")) {
 		v.limit = "cpu";
-		v.limit_why = format("thread %u was on a CPU %.0f%% of its time", id, std::min(cpu, 1.0) * 100);
+		v.limit_why = e->figure;
 	} else if (v.confirmed && o.rate.per_second > 0) {	// an open loop waits for its schedule, by request
 		v.limit = "rate";
 		v.limit_why = "--rate: the offered load, by request";
+	} else if (shared(v)) {
+		v.limit = "unknown";
+		v.limit_why = format("%s was shared: %s not sdb's", v.device.name.c_str(), format_bytes(*v.other_bytes).c_str());
 	} else if (v.confirmed) {	// the device saw the bytes, was idle at times, and nothing else was full
 		v.limit = "latency";
 		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
@@ -489,11 +638,13 @@ std::string likely_causes(const Plan &plan, double hollow)
 		c.push_back(format("holes or unwritten extents (%.0f%% of the range: write it first with -w -R)", hollow * 100));
 	if (fuse_fs(plan.fs_type))
 		c.push_back("a FUSE cache (the daemon's own, or the page cache of its device)");
-	if (writes_target(o) && !o.random_buffer)
+	if (std::string z = compressed_fs(plan); !z.empty() && !writes_target(o)) {	// the cause, found: not a cache
+		c.push_back("compression: " + z);
+	} else if (writes_target(o) && !o.random_buffer)
 		c.push_back("compression or deduplication of the all-zero buffer (use -R)");
 	else if (compressing_fs(plan))
 		c.push_back("compression or deduplication by the file system");
-	if (!is_write(o))
+	if (!is_write(o) && compressed_fs(plan).empty())
 		c.push_back(o.direct ? "the page cache, where the file system turns O_DIRECT into buffered I/O"
 				     : "the page cache (pages it kept despite the eviction)");
 	if (writes_target(o))
@@ -553,11 +704,11 @@ void judge_own(const Plan &plan, const Execution &ex, const DiskDelta &d, Verdic
 	if (!own)
 		return;
 	std::uint64_t own_read = own->read_bytes;
-	std::uint64_t own_write = own->write_bytes - std::min(own->write_bytes, own->cancelled_write_bytes);
+	// each block sdb writes reaches as many devices as the file system keeps copies (a btrfs mirror)
+	std::uint64_t own_write = (own->write_bytes - std::min(own->write_bytes, own->cancelled_write_bytes)) * ex.device.copies;
 	std::uint64_t read = std::min(d.read_bytes, own_read), written = std::min(d.write_bytes, own_write);
 	v.own = is_mix(o) ? read + written : is_write(o) ? written : read;
-	v.other_bytes = is_mix(o) ? d.read_bytes - read + d.write_bytes - written
-				  : is_write(o) ? d.write_bytes - written : d.read_bytes - read;
+	v.other_bytes = d.read_bytes - read + d.write_bytes - written;	// both ways: a writer shares a read's device
 	v.delivered = level_share(o, ex.totals, read, written);
 	if (plan.targets[0].kind != Kind::block)
 		v.others = "metadata or other processes";
@@ -664,6 +815,22 @@ std::string sync_warning(const Plan &plan, const Verdict &v)
 		      d.paravirtual.empty() ? "" : format(" (%s: the host's cache may sit below it)", d.paravirtual.c_str()).c_str());
 }
 
+// The block I/O limit over sdb the run came closest to, on the target's
+// device or a level below, by each device's counters over the window.
+std::optional<ThrottleUse> io_throttle_use(const Plan &plan, const Execution &ex)
+{
+	const RunResult &r = ex.result;
+	if (r.watch.limits.empty())
+		return std::nullopt;
+	std::vector<DeviceWork> work = device_work(r.stat_files, r.stats_before, r.stats_after);
+	for (std::size_t i = 0; i < r.watch.below.size() && i < r.counters_before.below.size() &&
+				i < r.counters_after.below.size(); i++)
+		for (const DeviceWork &w : device_work(r.watch.below[i].stats, r.counters_before.below[i], r.counters_after.below[i]))
+			work.push_back(w);
+	bool mix = is_mix(plan.opt);
+	return closest_limit(r.watch.limits, work, ex.totals.wall, mix || !is_write(plan.opt), mix || is_write(plan.opt));
+}
+
 // Device bytes against claimed bytes, busy time, and the limit.  seconds:
 // the run's wall time, the window's start to the last thread's end.
 Verdict judge(const Plan &plan, const Execution &ex)
@@ -704,6 +871,8 @@ Verdict judge(const Plan &plan, const Execution &ex)
 			judge_levels(v);
 	}
 	v.throttle = throttled(ex.result.watch, ex.result.counters_before, ex.result.counters_after);
+	v.io_throttle = io_throttle_use(plan, ex);
+	v.stops = ex.result.stops;
 	judge_syncs(plan, ex.shared, v);
 	find_limit(plan, ex.shared, seconds, v);
 	return v;
@@ -766,11 +935,16 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 				   format_bytes(seen.bytes).c_str(), op, format_bytes(v.claimed).c_str(),
 				   weakest < 0 && v.own ? " from sdb" : "", v.delivered * 100, v.causes.c_str()));
 	if (v.measured && v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed)
-		w.push_back(format("%s moved %s %s during the run that were not sdb's (%.0f%% of the %s claimed): %s; "
+		w.push_back(format("%s moved %s during the run that were not sdb's (%.0f%% of the %s claimed): %s; "
 				   "the device was shared, its busy time is not sdb's alone and the rate is a lower bound",
-				   v.device.name.c_str(), format_bytes(*v.other_bytes).c_str(), op,
+				   v.device.name.c_str(), format_bytes(*v.other_bytes).c_str(),
 				   100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed),
 				   format_bytes(v.claimed).c_str(), v.others));
+	if (const Device *m = memory_below(v))
+		w.push_back(format("%s: this measures memory, not a disk", memory_below_words(v, *m).c_str()));
+	if (v.limit == "stopped")
+		w.push_back(format("sdb was %s: kill -STOP, a frozen cgroup or a paused container or VM; "
+				   "the rates count that time, they are not the device's", v.limit_why.c_str()));
 	if (std::string sync = sync_warning(plan, v); !sync.empty())
 		w.push_back(sync);
 	std::string type = mounted_fs_type(plan.fs_dev, plan.fs_type);

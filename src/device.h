@@ -149,6 +149,9 @@ struct Device {
 	std::string paravirtual;	// the driver of a virtual disk (virtio_blk, xen-blkfront...): the
 					// host's cache may sit below it; "" for any other
 	std::string overlay_upper;	// overlayfs: the upper directory whose device this is
+	unsigned copies = 1;		// btrfs: the copies of each data block its profile writes (RAID1: 2)
+	std::string memory;		// a level below a loop device that is memory: "zram, compressed
+					// memory" (memory_backing), "tmpfs"; "" for any other
 	std::string reason;		// no device: why not (stats is empty)
 };
 
@@ -374,6 +377,20 @@ std::string btrfs_fsid(const std::string &path)
 		      u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
+// The copies of each data block btrfs writes: its data profile's, from
+// sysfs (allocation/data/PROFILE: raid1, raid1c3, raid1c4, raid10 and dup
+// keep two or more; single, raid0, raid5 and raid6 one, and parity).  The
+// most of any profile present: a balance under way can hold two.
+unsigned btrfs_copies(const std::string &fsid)
+{
+	unsigned copies = 1;
+	for (const std::string &p : dir_entries(sysfs("/fs/btrfs/" + fsid + "/allocation/data"))) {
+		unsigned c = p == "raid1" || p == "raid10" || p == "dup" ? 2 : p == "raid1c3" ? 3 : p == "raid1c4" ? 4 : 1;
+		copies = std::max(copies, c);
+	}
+	return copies;
+}
+
 // btrfs gives its files an anonymous st_dev: its devices are the ones
 // sysfs lists for the file system, and all of them together stand for it.
 Device btrfs_devices(const std::string &fsid)
@@ -399,6 +416,7 @@ Device btrfs_devices(const std::string &fsid)
 	}
 	if (all.stats.empty())
 		all.reason = format("btrfs %s: sysfs lists no devices", fsid.c_str());
+	all.copies = btrfs_copies(fsid);
 	return all;
 }
 

@@ -153,6 +153,16 @@ std::string json_stack(const Verdict &v)
 	return s + "]";
 }
 
+// device.evidence: every check the verdict made, what it found and saw.
+std::string json_evidence(const Verdict &v)
+{
+	std::string s = "[";
+	for (const Evidence &e : v.evidence)
+		s += format("%s{\"check\": %s, \"found\": %s, \"figure\": %s}", s.size() > 1 ? ", " : "",
+			    json_string(e.check).c_str(), json_bool(e.found).c_str(), json_string(e.figure).c_str());
+	return s + "]";
+}
+
 std::string json_device(const Verdict &v)
 {
 	const Device &d = v.device;
@@ -160,13 +170,13 @@ std::string json_device(const Verdict &v)
 					   json_number(d.link->bytes_per_second).c_str())
 				  : "null";
 	// The reason says why the device did not confirm the run, and names
-	// a CPU quota that limited it.
+	// a CPU quota, a block I/O throttle or a stop that limited it.
 	std::string reason = v.reason;
-	if (v.limit == "cpu" && v.throttle.quota)
+	if ((v.limit == "cpu" && v.throttle.quota) || v.limit == "throttle" || v.limit == "stopped")
 		reason += (reason.empty() ? "" : "; ") + v.limit_why;
 	return format("{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"busy\": %s, \"limit\": %s, "
 		      "\"link\": %s, \"verified\": %s, \"reason\": %s, \"stack\": %s, \"other_bytes\": %s, "
-		      "\"write_cache\": %s, \"fua\": %s}",	// "verified": confirmed, as SPEC.md names it
+		      "\"write_cache\": %s, \"fua\": %s, \"evidence\": %s}",	// "verified": confirmed, as SPEC.md names it
 		      json_string_or_null(d.stats.empty() ? "" : d.name).c_str(),
 		      json_string_or_null(d.stats.empty() ? "" : d.path).c_str(),
 		      v.measured ? std::to_string(v.bytes).c_str() : "null",
@@ -175,7 +185,7 @@ std::string json_device(const Verdict &v)
 		      json_bool(v.confirmed).c_str(), json_string_or_null(reason).c_str(), json_stack(v).c_str(),
 		      v.other_bytes ? std::to_string(*v.other_bytes).c_str() : "null",
 		      json_string_or_null(d.stats.empty() ? "" : d.write_cache).c_str(),
-		      d.fua && !d.stats.empty() ? json_bool(*d.fua).c_str() : "null");
+		      d.fua && !d.stats.empty() ? json_bool(*d.fua).c_str() : "null", json_evidence(v).c_str());
 }
 
 // The last thread's end on the real-time clock: the start plus the wall

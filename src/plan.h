@@ -86,6 +86,9 @@ struct Plan {
 	dev_t fs_dev = 0;		// device of that file system, or the block device
 	std::string backing_device;	// fuseblk: the block device flushed (BLKFLSBUF) before reads
 	int backing_error = 0;		// fuseblk: why it cannot be flushed (errno)
+	std::vector<std::string> loop_backing;	// a read's buffered loop devices' backing files, below the
+						// target: their pages are evicted with the target's
+	std::string loop_backing_error;	// the first that sdb may not evict: "FILE of loopN: why"
 	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::vector<Fd> locks;		// the run's lock on each target (hold_lock())
 	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
@@ -145,6 +148,56 @@ void find_backing_device(Plan &plan)
 	plan.backing_error = flush_device(device);
 	if (!plan.backing_error)
 		plan.backing_device = device;
+}
+
+// A read through a buffered loop device (loop/dio 0) is served by its
+// backing file's page cache wherever that holds the bytes, so that a read
+// of a loop device, or of a file on one, measures memory unless that cache
+// is evicted too.  Follow the loops under the target (a backing file on
+// another loop device, and on down) and keep each buffered one's backing
+// file that sdb can open to evict (root, usually); the first it cannot is
+// said before the run.
+void find_loop_backing(Plan &plan)
+{
+	const Target &t = plan.targets[0];
+	if (t.kind == Kind::chr || plan.opt.cached || is_write(plan.opt))
+		return;
+	std::string dir = sysfs_dev(plan.fs_dev);
+	if (access((dir + "/partition").c_str(), F_OK) == 0)	// loop0p1: the loop device is its parent
+		dir += "/..";
+	for (unsigned depth = 0; depth < 8; depth++) {
+		std::string backing = read_line(dir + "/loop/backing_file");
+		if (backing.empty())
+			return;
+		std::string name = device_node(dir);
+		if (read_line(dir + "/loop/dio") != "1") {
+			Fd fd(open(backing.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+			if (fd)
+				plan.loop_backing.push_back(backing);
+			else if (plan.loop_backing_error.empty())
+				plan.loop_backing_error = format("%s of %s: %s", backing.c_str(), name.c_str(), std::strerror(errno));
+		}
+		struct stat st {};
+		if (stat(backing.c_str(), &st) != 0)
+			return;
+		dir = sysfs_dev(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev);
+		if (access((dir + "/partition").c_str(), F_OK) == 0)
+			dir += "/..";
+	}
+}
+
+// Evict the page cache of the buffered loop devices' backing files under
+// the target (find_loop_backing): 0 or -errno.
+int drop_loop_backing(const Plan &plan)
+{
+	for (const std::string &f : plan.loop_backing) {
+		Fd fd(open(f.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+		if (!fd)
+			return -errno;
+		if (int err = posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED))
+			return -err;
+	}
+	return 0;
 }
 
 // O_DIRECT alignment for a path (or the directory a new file goes into).
@@ -716,6 +769,7 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr, 
 		if (Error e = check_alignment(plan))
 			return e;
 	find_backing_device(plan);
+	find_loop_backing(plan);
 	std::uint64_t largest = 0;
 	for (const Target &t : plan.targets)
 		largest = std::max(largest, t.size);

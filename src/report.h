@@ -383,8 +383,10 @@ void print_total_sides(std::FILE *out, const Report &r)
 std::string describe_limit(const Verdict &v)
 {
 	if (v.limit == "unknown")
-		return "limit unknown";
-	std::string what = v.limit == "cpu" ? "the CPU" : v.limit == "device" || v.limit == "link" ? "the " + v.limit : v.limit;
+		return v.limit_why.empty() ? "limit unknown" : "limit unknown (" + v.limit_why + ")";
+	if (v.limit == "stopped")	// "stopped or frozen 2.00 s of 4.00 s (1 time)"
+		return v.limit_why;
+	std::string what = v.limit == "cpu" ? "the CPU" : v.limit == "device" || v.limit == "link" || v.limit == "throttle" ? "the " + v.limit : v.limit;
 	if (v.limit == "device" || v.limit_why.empty())
 		return "limited by " + what;
 	return "limited by " + what + " (" + v.limit_why + ")";
@@ -451,7 +453,7 @@ std::string verdict_extras(const Verdict &v)
 				: std::string(", below it uncounted");
 	}
 	if (v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed)
-		s += format(", %s of it by %s", format_bytes(*v.other_bytes).c_str(), v.others);
+		s += format(", %s by %s", format_bytes(*v.other_bytes).c_str(), v.others);
 	return s;
 }
 

@@ -12,6 +12,7 @@
 #include "loops.h"
 #include "device.h"
 #include "stack.h"
+#include "stops.h"
 
 #include <algorithm>
 #include <atomic>
@@ -123,6 +124,7 @@ struct RunResult {
 	std::vector<std::string> stats_before, stats_after;	// their lines where the window opened and at the end
 	Watch watch;			// the stack below, sdb's own I/O, CPU quotas (see stack.h)
 	Counters counters_before, counters_after;	// read with stats_before and stats_after
+	StopClock stops;		// the window's time sdb was stopped or frozen (stops.h)
 };
 
 // What a run adds up to, computed once after it (add_up) and read by every
@@ -400,7 +402,10 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	while (s.gate.done.load() < n) {
 		std::int64_t now = now_ns();
 		if (now < next_sample) {
-			waiter.wait(static_cast<int>((next_sample - now + 999999) / 1000000), r.interrupted);
+			int ms = static_cast<int>((next_sample - now + 999999) / 1000000);
+			r.stops.sleeping(now + ms * std::int64_t{1000000});
+			waiter.wait(ms, r.interrupted);
+			r.stops.woke(now_ns());
 			continue;
 		}
 		next_sample += tick;

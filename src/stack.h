@@ -11,6 +11,7 @@
 #include "base.h"
 #include "plan.h"
 #include "device.h"
+#include "throttle.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -22,40 +23,76 @@
 #include <string>
 #include <vector>
 
+#include <linux/magic.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 namespace {
 
+// The level a loop device's backing file sits on: the block device it is
+// (a loop over /dev/zram0), the devices of the btrfs it is on (all of
+// them: btrfs's st_dev is anonymous), or its file system's device; a
+// backing file on no block device is a level named by its file system
+// ("tmpfs", "fuse.sshfs"), uncounted, with the reason, and memory for
+// tmpfs and ramfs.
+Device backing_level(const Device &at)
+{
+	struct stat st {};
+	Device below;
+	if (stat(at.backing_file.c_str(), &st) != 0) {
+		below.name = "?";
+		below.reason = format("the backing file %s of %s cannot be found", at.backing_file.c_str(), at.name.c_str());
+		return below;
+	}
+	bool block = S_ISBLK(st.st_mode);
+	struct statfs sf {};
+	std::uint32_t type = statfs(at.backing_file.c_str(), &sf) == 0 ? static_cast<std::uint32_t>(sf.f_type) : 0;
+	if (!block && type == BTRFS_SUPER_MAGIC)
+		if (std::string fsid = btrfs_fsid(at.backing_file); !fsid.empty())
+			return btrfs_devices(fsid);
+	dev_t dev = block ? st.st_rdev : st.st_dev;
+	std::string dir = real_path(sysfs_dev(dev));
+	if (!dir.empty() && access((dir + "/stat").c_str(), R_OK) == 0) {
+		Device d = device_at(dir);
+		d.memory = memory_backing(d.name);
+		return d;
+	}
+	std::string fs = mounted_fs_type(st.st_dev, type);
+	below.name = fs.empty() ? format("%u:%u", major(dev), minor(dev)) : fs;
+	if (!block && memory_fs(type)) {
+		below.memory = below.name;
+		below.reason = format("the backing file %s of %s is on %s: memory, no block device", at.backing_file.c_str(),
+				      at.name.c_str(), below.name.c_str());
+	} else if (!block && fuse_fs(type)) {
+		below.reason = format("the backing file %s of %s is on %s, a FUSE file system without a block device",
+				      at.backing_file.c_str(), at.name.c_str(), below.name.c_str());
+	} else {
+		below.reason = format("the backing file %s of %s is on %s (%u:%u), which has no block device in sysfs: "
+				      "a network file system, or memory", at.backing_file.c_str(), at.name.c_str(),
+				      below.name.c_str(), major(dev), minor(dev));
+	}
+	return below;
+}
+
 // The devices below top, top first excluded: a loop device reads and
 // writes its backing file through that file's file system, so the file's
 // device sees its bytes, or (buffered, loop/dio 0) does not when the
-// backing file's page cache holds them.  A backing file on no block device
-// (tmpfs) is a level without counters, with the reason.
+// backing file's page cache holds them.  A level without counters
+// (backing_level: tmpfs, FUSE, a network) ends the stack.
 std::vector<Device> stack_below(const Device &top)
 {
 	std::vector<Device> levels;
 	Device at = top;
 	for (unsigned depth = 0; depth < 8 && !at.backing_file.empty(); depth++) {
-		struct stat st {};
-		Device below;
-		if (stat(at.backing_file.c_str(), &st) != 0) {
-			below.reason = format("the backing file %s of %s cannot be found", at.backing_file.c_str(), at.name.c_str());
-			levels.push_back(below);
-			break;
-		}
-		std::string dir = real_path(sysfs_dev(st.st_dev));
-		if (dir.empty() || access((dir + "/stat").c_str(), R_OK) != 0) {
-			below.reason = format("the backing file %s of %s is on no block device (%u:%u): memory, or a network",
-					      at.backing_file.c_str(), at.name.c_str(), major(st.st_dev), minor(st.st_dev));
-			levels.push_back(below);
-			break;
-		}
-		below = device_at(dir);
+		Device below = backing_level(at);
 		levels.push_back(below);
+		if (below.stats.empty())
+			break;
 		at = below;
 	}
 	return levels;
@@ -195,34 +232,9 @@ std::optional<CpuQuota> quota_at(const std::string &dir, bool v1)
 std::vector<CpuQuota> cpu_quotas(const std::string &proc_cgroup = "/proc/self/cgroup")
 {
 	std::vector<CpuQuota> quotas;
-	std::ifstream in(proc_cgroup);
-	std::string line;
-	while (std::getline(in, line)) {	// "0::/path" (v2), "1:cpu,cpuacct:/path" (v1)
-		std::size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-		if (c1 == std::string::npos || c2 == std::string::npos)
-			continue;
-		std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
-		bool v1 = ("," + controllers + ",").find(",cpu,") != std::string::npos;
-		if (!v1 && !controllers.empty())
-			continue;
-		std::vector<std::string> roots;
-		if (v1)
-			roots = {"/fs/cgroup/" + controllers, "/fs/cgroup/cpu", "/fs/cgroup/cpu,cpuacct"};
-		else
-			roots = {"/fs/cgroup", "/fs/cgroup/unified"};
-		for (const std::string &root : roots) {
-			std::string base = sysfs(root);	// v1: the cpu hierarchy's root; v2: the unified tree's
-			if (access((base + (v1 ? "/cpu.stat" : "/cgroup.controllers")).c_str(), R_OK) != 0)
-				continue;
-			for (std::string path = line.substr(c2 + 1);; path = dirname_of(path)) {
-				if (std::optional<CpuQuota> q = quota_at(base + (path == "/" ? "" : path), v1))
-					quotas.push_back(*q);
-				if (path.empty() || path == "/" || path == ".")
-					break;
-			}
-			break;	// one mount of the hierarchy is enough
-		}
-	}
+	for (const CgroupDir &c : cgroup_chain("cpu", proc_cgroup))
+		if (std::optional<CpuQuota> q = quota_at(c.dir, c.v1))
+			quotas.push_back(*q);
 	return quotas;
 }
 
@@ -249,11 +261,13 @@ struct Watch {
 	bool own = false;		// sdb's own I/O (/proc/self/io)
 	std::vector<pid_t> helpers;	// processes whose I/O is sdb's (FUSE daemons)
 	std::vector<CpuQuota> quotas;	// CPU quotas over sdb
+	std::vector<IoLimit> limits;	// block I/O limits over sdb on the device or a level below
 	Fd cycles;			// cycle_counter(), where the PMU is readable
 };
 
-// The watch for a run on device: the stack and sdb's I/O unless --cached
-// (nothing to check then), the CPU quotas and cycles always.
+// The watch for a run on device: the stack, its block I/O limits and sdb's
+// I/O unless --cached (nothing to check then), the CPU quotas and cycles
+// always.
 Watch watch_for(const Plan &plan, const Device &device)
 {
 	Watch w;
@@ -262,6 +276,10 @@ Watch watch_for(const Plan &plan, const Device &device)
 	if (plan.opt.cached || device.stats.empty())
 		return w;
 	w.below = stack_below(device);
+	std::vector<std::string> files = device.stats;
+	for (const Device &d : w.below)
+		files.insert(files.end(), d.stats.begin(), d.stats.end());
+	w.limits = io_limits(files);
 	w.own = true;
 	w.helpers = fuse_daemons(plan);
 	return w;

@@ -2,8 +2,9 @@
 // -q and -j finds the maximum IOPS; then ten open-loop runs (--rate, see
 // pace.h) offer 10%, 20% .. 100% of it, each -t seconds (3 by default),
 // each from the device as any run is (its own plan, eviction, final
-// fdatasync).  The knee (find_knee) is the lightest load at which p99
-// exceeds twice the lightest step's p99: where queueing begins to show.
+// fdatasync), the lightest twice.  The knee (knee.h) is where p99 rises
+// past twice the light load's and its noise, and stays: where queueing
+// begins; none where the maximum was not the device's.
 // Offers run_sweep() and explain_sweep() to its row, sweep_mode.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "options.h"
 #include "stats.h"
 #include "pace.h"
+#include "knee.h"
 #include "plan.h"
 #include "buffer.h"
 #include "worker.h"
@@ -35,47 +37,9 @@
 namespace {
 
 constexpr unsigned sweep_steps = 10;		// 10%, 20% .. 100% of the maximum
-constexpr double sweep_default_seconds = 3;	// per step without -t: eleven runs in about 40 s
+constexpr double sweep_default_seconds = 3;	// per step without -t: twelve runs in about 45 s
 
 double sweep_seconds(const Options &o) { return o.time_limit > 0 ? o.time_limit : sweep_default_seconds; }
-
-// One step's figures, as the table and the JSON show them.
-struct SweepStep {
-	double offered = 0;	// IOPS, all threads
-	double achieved = 0;
-	std::uint64_t p50_ns = 0, p99_ns = 0, p999_ns = 0;	// latency from the due time
-	bool met = false;
-	double behind_seconds = 0;
-};
-
-struct Knee {
-	double iops = 0;	// the offered load of the step where p99 doubled
-	double share = 0;	// of the maximum
-	std::uint64_t p99_ns = 0;
-};
-
-// The lowest step whose p99 exceeds twice the lightest (the first) step's;
-// none where p99 never doubles, or nothing ran.  steps: lightest first.
-std::optional<Knee> find_knee(const std::vector<SweepStep> &steps, double maximum)
-{
-	if (steps.empty() || !(maximum > 0))
-		return std::nullopt;
-	const std::uint64_t light = steps[0].p99_ns;
-	for (const SweepStep &s : steps)
-		if (s.p99_ns > 2 * light)
-			return Knee{s.offered, s.offered / maximum, s.p99_ns};
-	return std::nullopt;
-}
-
-// "p99 doubles above 7,200 IOPS, 78% of the maximum".
-std::string knee_words(const std::optional<Knee> &k, const std::vector<SweepStep> &steps)
-{
-	if (!k)
-		return "p99 stays within twice the lightest load's up to the maximum: no knee";
-	return format("p99 doubles above %s IOPS, %.0f%% of the maximum (p99 %s, against %s at %s IOPS)",
-		      format_count(k->iops).c_str(), k->share * 100, format_ns(k->p99_ns).c_str(),
-		      format_ns(steps[0].p99_ns).c_str(), format_count(steps[0].offered).c_str());
-}
 
 // One run of the sweep: the closed loop, or a step at a rate.
 struct SweepRun {
@@ -86,9 +50,26 @@ struct SweepRun {
 	std::optional<RateOutcome> rate;
 	std::vector<std::string> warnings;	// the target's and plausibility's (the maximum's: the verdict's too)
 	std::string options_json;		// json_options() of its plan
+	std::string held;			// why its rate was not the device's (a throttle, a quota, others), or ""
 	Error error;
 	bool interrupted = false;
 };
+
+// Why a run's rate was not the device's, from its verdict: a block I/O
+// throttle, a CPU quota or a stop held it, or another process shared the
+// device; "" when none did.
+std::string held_by(const Verdict &v, double seconds)
+{
+	if (v.limit == "throttle" && v.io_throttle)
+		return "the maximum was a throttle's (" + throttle_words(*v.io_throttle) + ")";
+	if (v.limit == "cpu" && quota_bound(v, seconds))
+		return "the maximum was a CPU quota's (" + quota_words(v) + ")";
+	if (v.limit == "stopped")
+		return "sdb was " + v.limit_why;
+	if (shared(v))
+		return format("%s was shared (%s not sdb's)", v.device.name.c_str(), format_bytes(*v.other_bytes).c_str());
+	return "";
+}
 
 // One run of the sweep through measure(); the maximum (verdict: true)
 // keeps the verdict's warnings too, the steps their rate's outcome.
@@ -115,6 +96,8 @@ SweepRun sweep_run(const Options &opt, Waiter &waiter, const RunId &id, bool ver
 	out.bytes_per_second = rate(out.bytes, out.seconds);
 	out.iops = rate(out.ops, out.seconds);
 	out.rate = m.rate;
+	if (m.verdict)
+		out.held = held_by(*m.verdict, ex.totals.wall);
 	out.warnings.insert(out.warnings.end(), m.warnings.begin(), m.warnings.end());
 	if (verdict)
 		out.warnings.insert(out.warnings.end(), m.verdict_warnings.begin(), m.verdict_warnings.end());
@@ -181,10 +164,18 @@ std::string json_knee(const std::optional<Knee> &k)
 		      json_number(k->share).c_str(), k->p99_ns);
 }
 
+std::string json_ns_list(const std::vector<std::uint64_t> &v)
+{
+	std::string s = "[";
+	for (std::size_t i = 0; i < v.size(); i++)
+		s += format("%s%" PRIu64, i ? ", " : "", v[i]);
+	return s + "]";
+}
+
 // The sweep's document: the closed-loop run as "total" (the maximum), the
-// steps, the knee.
-std::string sweep_json(const SweepRun &max, const std::vector<SweepStep> &steps, const std::vector<std::string> &warnings,
-		       bool interrupted)
+// steps, the light load's p99s, the knee.
+std::string sweep_json(const SweepRun &max, const std::vector<SweepStep> &steps, const std::vector<std::uint64_t> &light,
+		       const KneeFinding &knee, const std::vector<std::string> &warnings, bool interrupted)
 {
 	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
 				 json_string(short_host_name()).c_str());
@@ -199,7 +190,8 @@ std::string sweep_json(const SweepRun &max, const std::vector<SweepStep> &steps,
 	for (std::size_t i = 0; i < steps.size(); i++)
 		doc += (i ? ",\n  " : "\n  ") + json_sweep_step(steps[i]);
 	doc += "]";
-	doc += ",\n \"knee\": " + json_knee(find_knee(steps, max.iops));
+	doc += ",\n \"light_p99_ns\": " + json_ns_list(light);
+	doc += ",\n \"knee\": " + json_knee(knee.knee);
 	doc += ",\n \"warnings\": " + json_warnings(warnings);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());
 	return doc;
@@ -239,25 +231,39 @@ int run_sweep(const Options &opt, std::FILE *out)
 	if (!error && !interrupted && !opt.json)
 		say(printed([&](std::FILE *mem) { print_sweep_header(mem, opt, max); }));
 	std::vector<SweepStep> steps;
+	std::vector<std::uint64_t> light;	// the lightest load's p99, run twice: its spread is the noise
+	std::string held = max.held;
 	for (unsigned k = 1; k <= sweep_steps && !error && !interrupted && !cut; k++) {
-		RunId id{k, format("sweep: %u%%  ", k * 100 / sweep_steps)};
-		SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id, false);
-		error = r.error;
-		interrupted = r.interrupted;
-		keep_warnings(warnings, r.warnings);
-		if (error || interrupted)	// a cut-short step would bend the curve
-			break;
-		steps.push_back(step_of(r));
-		if (!opt.json)
-			say(printed([&](std::FILE *mem) { print_sweep_row(mem, k, steps.back()); }));
+		for (unsigned rep = 0; rep < (k == 1 ? 2 : 1) && !error && !interrupted; rep++) {
+			RunId id{rep ? sweep_steps + 1 : k, format("sweep: %u%%%s  ", k * 100 / sweep_steps, rep ? " again" : "")};
+			SweepRun r = sweep_run(step_options(opt, max.iops, k), scope.waiter, id, false);
+			error = r.error;
+			interrupted = r.interrupted;
+			keep_warnings(warnings, r.warnings);
+			if (error || interrupted)	// a cut-short step would bend the curve
+				break;
+			if (held.empty() && !r.held.empty())
+				held = format("at %u%%, ", k * 100 / sweep_steps) + r.held;
+			SweepStep step = step_of(r);
+			if (k == 1)
+				light.push_back(step.p99_ns);
+			if (rep)	// the light load again: its p99 is the noise's measure, not a row
+				continue;
+			steps.push_back(step);
+			if (!opt.json)
+				say(printed([&](std::FILE *mem) { print_sweep_row(mem, k, steps.back()); }));
+		}
 	}
+	KneeFinding knee = find_knee(steps, light, max.iops, held);
+	if (knee.warn)
+		keep_warnings(warnings, {"--sweep: " + knee.why});
 	emit_warnings(warnings);
 	const bool planned = !max.options_json.empty();	// else nothing ran: the error alone
-	std::string doc = sweep_json(max, steps, warnings, interrupted);
+	std::string doc = sweep_json(max, steps, light, knee, warnings, interrupted);
 	if (opt.json && planned)
 		say(doc);
 	else if (!steps.empty())
-		say(format("Knee: %s\n", knee_words(find_knee(steps, max.iops), steps).c_str()));
+		say(format("Knee: %s\n", knee.knee || !knee.warn ? knee_words(knee).c_str() : "none (see the warning)"));
 	if (interrupted && !opt.json)
 		say("Interrupted: the rows above are what finished\n");
 	if (cut) {	// as a run's: no page of a report cut short
@@ -302,7 +308,7 @@ int explain_sweep(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-// --sweep's rules: eleven runs of one test, each at its own rate (so
+// --sweep's rules: twelve runs of one test, each at its own rate (so
 // nothing that makes one run of many); --explain's too when explained.
 // With --quick, the suite's rules, which --sweep breaks.
 Error check_sweep(const Options &o)
@@ -314,9 +320,9 @@ Error check_sweep(const Options &o)
 	if (o.rate.per_second > 0)
 		return usage_error("--sweep and --rate: the sweep sets its own rates (10%% to 100%% of the maximum)");
 	if (o.start_at_ns)
-		return usage_error("--sweep and --start-at: a start time is for one run; the sweep is eleven");
+		return usage_error("--sweep and --start-at: a start time is for one run; the sweep is twelve");
 	if (o.verify)
-		return usage_error("--sweep and --verify: eleven runs would rewrite what is checked; verify a -w run alone");
+		return usage_error("--sweep and --verify: twelve runs would rewrite what is checked; verify a -w run alone");
 	return o.explain ? check_explain(o) : check_test(o);
 }
 

@@ -222,35 +222,63 @@ std::uint64_t cgroup_cache(const std::string &dir, bool v1)
 	return 0;
 }
 
+// A cgroup directory over a process: its own cgroup's or an ancestor's,
+// in a v1 hierarchy or the v2 (unified) tree.
+struct CgroupDir {
+	std::string dir;
+	bool v1 = false;
+};
+
+// The cgroups over the process whose /proc/PID/cgroup is proc_cgroup, for
+// one controller ("cpu", "memory", "blkio"): in the v1 hierarchy that has
+// it, and in the unified tree, each from the process's own cgroup up to
+// the root (included), under SDB_SYSFS's /fs/cgroup for tests.  One mount
+// of each hierarchy is enough.
+std::vector<CgroupDir> cgroup_chain(const std::string &controller, const std::string &proc_cgroup = "/proc/self/cgroup")
+{
+	std::vector<CgroupDir> dirs;
+	std::ifstream in(proc_cgroup);
+	std::string line;
+	while (std::getline(in, line)) {	// "0::/path" (v2), "1:cpu,cpuacct:/path" (v1)
+		std::size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+		if (c1 == std::string::npos || c2 == std::string::npos)
+			continue;
+		std::string controllers = line.substr(c1 + 1, c2 - c1 - 1);
+		bool v1 = ("," + controllers + ",").find("," + controller + ",") != std::string::npos;
+		if (!v1 && !controllers.empty())
+			continue;
+		std::vector<std::string> roots;
+		if (v1)
+			roots = {"/fs/cgroup/" + controllers, "/fs/cgroup/" + controller};
+		else
+			roots = {"/fs/cgroup", "/fs/cgroup/unified"};
+		for (const std::string &root : roots) {
+			std::string base = sysfs(root);
+			if (access((base + (v1 ? "/cgroup.procs" : "/cgroup.controllers")).c_str(), R_OK) != 0)
+				continue;
+			for (std::string path = line.substr(c2 + 1);; path = dirname_of(path)) {
+				dirs.push_back({base + (path == "/" ? "" : path), v1});
+				if (path.empty() || path == "/" || path == ".")
+					break;
+			}
+			break;
+		}
+	}
+	return dirs;
+}
+
 // What the memory cgroup this process is in (v2, or v1's memory
 // controller) still lets it use: limit less usage, the least of it and its
 // ancestors'.  UINT64_MAX when no limit applies.
 std::uint64_t cgroup_headroom()
 {
-	std::ifstream in("/proc/self/cgroup");
-	std::string line;
 	std::uint64_t room = UINT64_MAX;
-	while (std::getline(in, line)) {	// "0::/path" (v2), "4:memory:/path" (v1)
-		std::size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-		if (c1 == std::string::npos || c2 == std::string::npos)
-			continue;
-		std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
-		bool v1 = controllers.find(",memory,") != std::string::npos;
-		if (!v1 && controllers != ",,")
-			continue;
-		for (const char *root : v1 ? std::vector<const char *>{"/sys/fs/cgroup/memory"}
-					   : std::vector<const char *>{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-			for (std::string path = line.substr(c2 + 1);; path = dirname_of(path)) {
-				std::string dir = root + (path == "/" ? "" : path);
-				auto limit = read_number(dir + (v1 ? "/memory.limit_in_bytes" : "/memory.max"));
-				auto usage = read_number(dir + (v1 ? "/memory.usage_in_bytes" : "/memory.current"));
-				if (limit && usage && *limit < max_offset) {
-					std::uint64_t used = *usage - std::min(*usage, cgroup_cache(dir, v1));
-					room = std::min(room, *limit - std::min(*limit, used));
-				}
-				if (path.empty() || path == "/" || path == ".")
-					break;
-			}
+	for (const CgroupDir &c : cgroup_chain("memory")) {
+		auto limit = read_number(c.dir + (c.v1 ? "/memory.limit_in_bytes" : "/memory.max"));
+		auto usage = read_number(c.dir + (c.v1 ? "/memory.usage_in_bytes" : "/memory.current"));
+		if (limit && usage && *limit < max_offset) {
+			std::uint64_t used = *usage - std::min(*usage, cgroup_cache(c.dir, c.v1));
+			room = std::min(room, *limit - std::min(*limit, used));
 		}
 	}
 	return room;

@@ -322,8 +322,10 @@ double region_cached(const Worker &w)
 	return t.existing > t.base ? cached_fraction(w.fd.get(), t.base, std::min(t.size, t.existing - t.base)) : 0;
 }
 
-// Drop the thread's region from the page cache, and on fuseblk the backing
-// device's cache the FUSE daemon reads through: 0 or -errno.
+// Drop the thread's region from the page cache, and below it what would
+// serve it from memory: on fuseblk the backing device's cache the FUSE
+// daemon reads through, under a buffered loop device its backing file's
+// pages (find_loop_backing): 0 or -errno.
 int drop_cached(const Worker &w)
 {
 	const Target &t = *w.target;
@@ -332,7 +334,7 @@ int drop_cached(const Worker &w)
 	if (!w.plan->backing_device.empty())
 		if (int err = flush_device(w.plan->backing_device))
 			return -err;
-	return 0;
+	return drop_loop_backing(*w.plan);
 }
 
 // A read not meant to measure the cache starts with the target's pages

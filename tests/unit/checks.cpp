@@ -175,7 +175,14 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	CHECK(json_device(w) == "{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
 				"\"busy\": 0.995000, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null, "
 				"\"stack\": [{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004}], "
-				"\"other_bytes\": null, \"write_cache\": null, \"fua\": null}");
+				"\"other_bytes\": null, \"write_cache\": null, \"fua\": null, \"evidence\": ["
+				"{\"check\": \"memory\", \"found\": false, \"figure\": \"the target is not in memory\"}, "
+				"{\"check\": \"stopped\", \"found\": false, \"figure\": \"stopped or frozen 0.00 s of 2.00 s (0 times)\"}, "
+				"{\"check\": \"throttle\", \"found\": false, "
+				"\"figure\": \"no blkio throttle or io.max over sdb on the stack's devices\"}, "
+				"{\"check\": \"busy\", \"found\": true, \"figure\": \"sda busy 100% of the window\"}, "
+				"{\"check\": \"cpu quota\", \"found\": false, \"figure\": \"no CPU quota over sdb throttled it\"}, "
+				"{\"check\": \"cpu\", \"found\": false, \"figure\": \"thread 0 was on a CPU 5% of its time\"}]}");
 }
 
 Device sda()
@@ -215,7 +222,7 @@ TEST_CASE("judge: delivery on sdb's own share; the rest is other processes', a w
 	std::vector<std::string> w = verdict_warnings(p, v);
 	REQUIRE(w.size() == 2);
 	CHECK(w[0].find("sda saw 100 MiB read of the 1 GiB claimed from sdb (10%)") == 0);
-	CHECK(w[1].find("sda moved 924 MiB read during the run that were not sdb's (90% of the 1 GiB claimed): "
+	CHECK(w[1].find("sda moved 924 MiB during the run that were not sdb's (90% of the 1 GiB claimed): "
 			"metadata or other processes") == 0);
 	CHECK(json_device(v).find("\"other_bytes\": 968884224") != std::string::npos);
 
@@ -311,6 +318,86 @@ TEST_CASE("judge: a run throttled by a CPU quota is limited by cpu, the reason n
 	CHECK(json_device(v).find("\"reason\": \"the CPU quota of cgroup /sys/fs/cgroup/cpu/box") != std::string::npos);
 	p.opt.cached = true;	// the page cache's rate is the quota's too
 	CHECK(judged(p, sda(), run).limit == "cpu");
+}
+
+// The check a verdict's evidence names, or none.
+const Evidence *evidence(const Verdict &v, const std::string &check)
+{
+	for (const Evidence &e : v.evidence)
+		if (e.check == check)
+			return &e;
+	return nullptr;
+}
+
+TEST_CASE("judge: a blkio throttle, a stop and a shared device are named from their checks, not called latency")
+{
+	SysfsFixture fx;
+	REQUIRE_FALSE(fx.root.empty());
+	fx.write("/block/sda/dev", "8:0");
+	Plan p = plan_on(makedev(8, 0));
+	p.opt.op = Options::Op::read;
+	Device d = sda();
+	d.stats = {fx.root + "/block/sda/stat"};
+	// 2000 reads of 1 MiB in 2 s, the device busy 50%: latency, by itself.
+	FakeRun run(2000 * MiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "2000 0 4096000 0 0 0 0 0 0 1000");
+	run.ex.result.stat_files = d.stats;
+	Verdict free = judged(p, d, run);
+	CHECK(free.limit == "latency");
+	REQUIRE(evidence(free, "throttle"));
+	CHECK_FALSE(evidence(free, "throttle")->found);
+
+	// The same run under a 1000 read IOPS throttle on sda: it ran at it.
+	IoLimit l;
+	l.dir = "/sys/fs/cgroup/blkio/box";
+	l.file = "blkio.throttle.read_iops_device";
+	l.iops = true;
+	l.major = 8;
+	l.value = 1000;
+	run.ex.result.watch.limits = {l};
+	Verdict t = judged(p, d, run);
+	CHECK(t.limit == "throttle");
+	CHECK(t.limit_why == "sda did 1000 IOPS: 100% of the 1000 read IOPS limit on 8:0, blkio.throttle.read_iops_device "
+			     "in /sys/fs/cgroup/blkio/box; more -q or -j cannot go faster");
+	REQUIRE(evidence(t, "throttle"));
+	CHECK(evidence(t, "throttle")->found);
+	CHECK(json_device(t).find("{\"check\": \"throttle\", \"found\": true, \"figure\": \"sda did 1000 IOPS") !=
+	      std::string::npos);
+	l.value = 4000;	// a limit four times what it did: not the cause
+	run.ex.result.watch.limits = {l};
+	CHECK(judged(p, d, run).limit == "latency");
+	p.opt.op = Options::Op::write;	// a read limit holds no write
+	l.value = 1000;
+	run.ex.result.watch.limits = {l};
+	CHECK(judged(p, d, run).limit != "throttle");
+	p.opt.op = Options::Op::read;
+
+	// Stopped for 1 s of the 2: that, before anything else.
+	run.ex.result.stops.stopped_ns = 1000000000;
+	run.ex.result.stops.stops = 1;
+	Verdict s = judged(p, d, run);
+	CHECK(s.limit == "stopped");
+	CHECK(s.limit_why == "stopped or frozen 1.00 s of 2.00 s (1 time)");
+	std::vector<std::string> w = verdict_warnings(p, s);
+	REQUIRE_FALSE(w.empty());
+	CHECK(w.back().find("sdb was stopped or frozen 1.00 s of 2.00 s (1 time): kill -STOP") == 0);
+	run.ex.result.stops.stopped_ns = 50000000;	// 2.5%: noise
+	CHECK(judged(p, d, run).limit == "throttle");
+	run.ex.result.stops = StopClock();
+	run.ex.result.watch.limits.clear();
+
+	// Busy the whole run, but 1 GiB of writes was another's: not "device".
+	FakeRun busy(GiB, 2, 0.1, "0 0 0 0 0 0 0 0 0 0", "1024 0 2097152 0 512 0 2097152 0 0 1990");
+	busy.ex.result.counters_before.own = proc_io(0, 0);
+	busy.ex.result.counters_after.own = proc_io(GiB, 0);
+	Verdict b = judged(p, d, busy);
+	REQUIRE(b.other_bytes);
+	CHECK(*b.other_bytes == GiB);	// the writes, though the run read
+	CHECK(b.limit == "unknown");
+	CHECK(b.limit_why == "sda was shared: 1 GiB not sdb's");
+	REQUIRE(evidence(b, "others"));
+	CHECK(evidence(b, "others")->found);
+	REQUIRE(evidence(b, "busy"));
+	CHECK(evidence(b, "busy")->found);
 }
 
 TEST_CASE("sync_warning: syncs faster than the device can make data stable")

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -54,8 +55,13 @@ TEST_CASE("stack_below: a loop device's backing file's device, and on down; none
 	std::vector<Device> none = stack_below(top);
 	REQUIRE(none.size() == 1);
 	CHECK(none[0].stats.empty());
-	CHECK(none[0].reason == format("the backing file %s of loop0 is on no block device (%u:%u): memory, or a network",
-				       image.c_str(), major(st.st_dev), minor(st.st_dev)));
+	CHECK_FALSE(none[0].name.empty());	// its file system's name, for the warnings
+	CHECK(none[0].reason == format("the backing file %s of loop0 is on %s (%u:%u), which has no block device in sysfs: "
+				       "a network file system, or memory", image.c_str(), none[0].name.c_str(),
+				       major(st.st_dev), minor(st.st_dev)));
+	struct statfs sf {};
+	REQUIRE(statfs(image.c_str(), &sf) == 0);
+	CHECK(none[0].memory == (memory_fs(static_cast<std::uint32_t>(sf.f_type)) ? none[0].name : ""));	// memory where /tmp is tmpfs
 	// Its st_dev is the disk vda: one level.
 	fx.disk("pci0000:00/0000:00:02.0/virtio1/block/vda", st.st_dev);
 	std::vector<Device> below = stack_below(top);
@@ -111,6 +117,7 @@ TEST_CASE("cpu_quotas: the quotas of a process's cgroup and its ancestors, v1 an
 	REQUIRE_FALSE(fx.root.empty());
 	std::string cgroup = fx.root + "/proc-cgroup";
 	std::ofstream(cgroup) << "4:memory:/box\n1:cpu,cpuacct:/box/inner\n0::/slice/pod\n";
+	fx.write("/fs/cgroup/cpu,cpuacct/cgroup.procs", "1");
 	fx.write("/fs/cgroup/cpu,cpuacct/cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0");
 	fx.write("/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1");
 	fx.write("/fs/cgroup/cpu,cpuacct/box/cpu.cfs_quota_us", "50000");

@@ -4,7 +4,7 @@
 # Every run but --cached is checked against the kernel's counters of the
 # device under the target: the Device line, the JSON device
 # object, what cannot be checked and why.
-device_keys='["busy","bytes","delivered","fua","limit","link","name","other_bytes","path","reason","stack","verified","write_cache"]'
+device_keys='["busy","bytes","delivered","evidence","fua","limit","link","name","other_bytes","path","reason","stack","verified","write_cache"]'
 run -w -f /dev/null -s 64m --json
 check "/dev/null: unverifiable, a character device, no name" "false true null" \
 	"$(jq -r '"\(.device.verified) \(.device.reason | test("character device")) \(.device.name)"' <<<"$out")"

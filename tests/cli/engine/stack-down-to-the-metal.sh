@@ -11,7 +11,7 @@
 sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
 # disk_of PATH: the block device under PATH's file system ("" for none).
 disk_of() { local d; d=$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$1")") && [ -f "$d/stat" ] && basename "$d"; }
-metal_keys='["busy","bytes","delivered","fua","limit","link","name","other_bytes","path","reason","stack","verified","write_cache"]'
+metal_keys='["busy","bytes","delivered","evidence","fua","limit","link","name","other_bytes","path","reason","stack","verified","write_cache"]'
 run -r -f /dev/zero -s 16m --json
 check "device JSON: the round-3 keys, null where there is no device" "$metal_keys [] null null null" \
 	"$(jq -c '.device | "\(keys) \(.stack) \(.other_bytes) \(.write_cache) \(.fua)"' -r <<<"$out")"
@@ -30,23 +30,42 @@ else
 	elif loop=$(losetup -f --show metal.img) && mkfs.ext4 -q -F "$loop" && mount "$loop" "$metal"; then
 		mnt=$metal	# for cleanup()
 		name=${loop#/dev/}
+		chmod o+x "$work"	# as_nobody reaches its files through it
+		if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+			as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+		else
+			as_nobody() { su nobody -s /bin/sh -c '"$0" "$@"' "$@"; }
+		fi
 		"$sdb" -w -f "$metal/f" -s 256m -R >/dev/null 2>&1
-		# 1. A buffered loop device (loop/dio 0) over a cached backing file:
-		# the loop device sees every byte, the disk below sees none.
+		# 1. A buffered loop device (loop/dio 0) over a cached backing file.
+		# As root sdb evicts the backing file's pages too: the disk below
+		# sees the bytes.  As a user who may read the file but not the image,
+		# it cannot: the loop device sees every byte, the disk below none,
+		# and both warnings say why.
 		if [ "$(cat "/sys/block/$name/loop/dio")" = 0 ]; then
 			dd if=metal.img of=/dev/null bs=1M status=none	# the backing file, cached
-			l0=$(sectors "$name" 3) b0=$(sectors "$bdev" 3)
+			b0=$(sectors "$bdev" 3)
 			run -r -f "$metal/f" --json
+			b1=$(sectors "$bdev" 3)
+			check "buffered loop, as root: the backing file evicted, $bdev saw the claim (kernel), verified" "true true" \
+				"$(jq --argjson b $((b1 - b0)) -r '"\($b >= 0.9 * .total.bytes) \(.device.verified)"' <<<"$out")"
+			chmod o+r "$metal/f" && chmod o+x "$metal"
+			chmod 600 metal.img
+			dd if=metal.img of=/dev/null bs=1M status=none
+			l0=$(sectors "$name" 3) b0=$(sectors "$bdev" 3)
+			out=$(as_nobody "$sdb" -r -f "$metal/f" --json 2>"$work/.err"); rc=$?
+			err=$(cat "$work/.err")
 			l1=$(sectors "$name" 3) b1=$(sectors "$bdev" 3)
-			check "buffered loop: the kernel's counters, loop saw the claim, $bdev below under 90%" "true true" \
-				"$(jq --argjson l $((l1 - l0)) --argjson b $((b1 - b0)) -r '"\($l >= 0.9 * .total.bytes) \($b < 0.9 * .total.bytes)"' <<<"$out")"
-			check "buffered loop: not verified, the stack is $name then $bdev, each within the kernel's delta" \
+			check "buffered loop, as nobody: the kernel's counters, loop saw the claim, $bdev below under 90%" "0 true true" \
+				"$rc $(jq --argjson l $((l1 - l0)) --argjson b $((b1 - b0)) -r '"\($l >= 0.9 * .total.bytes) \($b < 0.9 * .total.bytes)"' <<<"$out")"
+			check "buffered loop, as nobody: not verified, the stack is $name then $bdev, each within the kernel's delta" \
 				"false $name $bdev true true" \
 				"$(jq --argjson l $((l1 - l0)) --argjson b $((b1 - b0)) -r '.device | "\(.verified) \(.stack[0].name) \(.stack[1].name) \(.stack[0].bytes <= $l) \(.stack[1].bytes <= $b)"' <<<"$out")"
-			check "buffered loop: the warning names the backing file's page cache" true \
-				"$(jq '.warnings | any(test("page cache of '"$name"'.s backing file .*buffered loop device, loop/dio 0"))' <<<"$out")"
-			run -r -f "$metal/f"
-			contains "buffered loop: the Device line says what the disk below saw" "$out" ", below it $bdev saw "
+			check "buffered loop, as nobody: a warning names the backing file's page cache, one says it cannot be evicted" "true true" \
+				"$(jq -r '"\(.warnings | any(test("page cache of '"$name"'.s backing file .*buffered loop device, loop/dio 0"))) \(.warnings | any(test("backing file .*metal.img of /dev/'"$name"': Permission denied: its page cache cannot be evicted")))"' <<<"$out")"
+			out=$(as_nobody "$sdb" -r -f "$metal/f" 2>/dev/null)
+			contains "buffered loop, as nobody: the Device line says what the disk below saw" "$out" ", below it $bdev saw "
+			chmod 644 metal.img
 		else
 			skipped "buffered loop over a cached backing file" "losetup made a direct-I/O loop device"
 		fi
@@ -100,18 +119,12 @@ s = sum(m[i] for i in range(0, len(m), 4096)); open(sys.argv[2], "w").write("hel
 
 		# 3. An unprivileged user reading root's file: mincore (and, on
 		# newer kernels, cachestat) will not tell; fincore as root does.
-		chmod o+x "$work"
 		mkdir -p "$metal/pub"
 		chmod 755 "$metal" "$metal/pub"
 		"$sdb" -w -f "$metal/pub/rootfile" -s 64m -R >/dev/null 2>&1
 		chmod 644 "$metal/pub/rootfile"
 		dd if="$metal/pub/rootfile" iflag=nocache count=0 status=none
 		res=$(fincore -b -n -o RES "$metal/pub/rootfile" | tr -d " ")
-		if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
-			as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-		else
-			as_nobody() { su nobody -s /bin/sh -c '"$0" "$@"' "$@"; }
-		fi
 		out=$(as_nobody "$sdb" -r -f "$metal/pub/rootfile" --cached --json 2>/dev/null)
 		check "nobody --cached: cached_before is null or the kernel's share ($res bytes resident), no warning on it" "true false" \
 			"$(jq --argjson res "$res" -r '"\(.threads[0].cached_before as $c | $c == null or (($c - $res / 67108864) | fabs) < 0.05) \(.warnings | any(test("in the page cache before")))"' <<<"$out")"

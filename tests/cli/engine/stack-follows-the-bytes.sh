@@ -1,0 +1,124 @@
+#!/bin/bash
+# ------------------------------------------------------------ stack-follows-the-bytes
+. "$(dirname "$0")/../lib.sh"
+# The stack follows the bytes wherever they go: every device of a btrfs
+# RAID1 (a mirror's second copy is sdb's own write, and a throttle on one
+# leg is named), a loop device over a file on btrfs, over zram and over a
+# file on tmpfs (memory, warned), and squashfs's compression named as the
+# cause of a short count.  Each stack is built for real and held against
+# the kernel's counters of every level (/sys/block/X/stat).
+# sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
+sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
+if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
+	skipped "the stack follows the bytes" "needs root and losetup"
+	exit
+fi
+loops=()
+# new_loop FILE [OPTIONS...]: a loop device over FILE, remembered for the end (sets $new).
+new_loop() { new=$(losetup -f --show "$@") && loops+=("$new"); }
+end_loops() { local i; for ((i = ${#loops[@]} - 1; i >= 0; i--)); do losetup -d "${loops[i]}" 2>/dev/null; done; loops=(); }
+
+# 1. btrfs RAID1 over two loop devices.
+mnt=$work/raid
+mkdir -p "$mnt"
+truncate -s 400m leg1.img leg2.img
+if ! command -v mkfs.btrfs >/dev/null; then
+	skipped "btrfs RAID1 over two loop devices" "no mkfs.btrfs (btrfs-progs)"
+elif new_loop leg1.img && a=$new && new_loop leg2.img && b=$new &&
+	mkfs.btrfs -q -f -d raid1 -m raid1 "$a" "$b" >/dev/null 2>&1 && mount "$a" "$mnt"; then
+	an=${a#/dev/} bn=${b#/dev/}
+	a0=$(sectors "$an" 7) b0=$(sectors "$bn" 7)
+	run -w -f "$mnt/f" -s 64m -R -D --json
+	a1=$(sectors "$an" 7) b1=$(sectors "$bn" 7)
+	check "btrfs RAID1: each leg wrote the claim (kernel), and sdb's JSON names both legs" "0 true true true" \
+		"$rc $(jq -r --argjson a $((a1 - a0)) --argjson b $((b1 - b0)) '"\($a >= .total.bytes) \($b >= .total.bytes) \(.device.name | split("+") | length == 2)"' <<<"$out")"
+	check "btrfs RAID1: the second copy is sdb's, not another's (under 10% of the claim not sdb's, no shared warning)" "true false" \
+		"$(jq -r '"\(.device.other_bytes < 0.1 * .total.bytes) \(.warnings | any(test("not sdb.s")))"' <<<"$out")"
+	# One leg throttled: the limit names that leg.
+	cg=/sys/fs/cgroup/blkio/sdb-cli-raid-$$
+	if [ -w /sys/fs/cgroup/blkio/cgroup.procs ] && mkdir "$cg"; then
+		echo "$(cat "/sys/block/$bn/dev") $((8 << 20))" >"$cg/blkio.throttle.write_bps_device"
+		out=$( (echo "$BASHPID" >"$cg/cgroup.procs" && exec "$sdb" -w -f "$mnt/g" -s 64m -R -D -q 4 -t 2 --json) 2>/dev/null); rc=$?
+		check "btrfs RAID1, one leg throttled: limited by throttle, on that leg ($bn)" "0 throttle true" \
+			"$rc $(jq -r --arg b "$bn" --arg d "$(cat "/sys/block/$bn/dev")" '.device | "\(.limit) \(.reason | contains("\($b) did") and contains("write limit on \($d)"))"' <<<"$out")"
+		rmdir "$cg"
+	else
+		skipped "btrfs RAID1, one leg throttled" "no cgroup v1 blkio"
+	fi
+	# 2. A loop device over a file on that btrfs: the level below is both legs.
+	"$sdb" -w -f "$mnt/img" -s 64m -R >/dev/null 2>&1
+	if new_loop "$mnt/img" --direct-io=on; then
+		c=$new
+		a0=$(sectors "$an" 3) b0=$(sectors "$bn" 3)
+		run -r -f "$c" -b 1m -D --json
+		a1=$(sectors "$an" 3) b1=$(sectors "$bn" 3)
+		check "loop over a file on btrfs: the level below is the btrfs's two devices, counted within the kernel's reads" \
+			"0 true true true" "$rc $(jq -r --argjson k $((a1 - a0 + b1 - b0)) --arg a "$an" --arg b "$bn" '.device.stack[1] |
+				"\(.name | split("+") | sort == ([$a, $b] | sort)) \(.bytes <= $k) \(.bytes >= 0.9 * $k)"' <<<"$out")"
+		lacks "loop over a file on btrfs: not called memory or a network" "$(jq -r '[.device.evidence[].figure] | join(" ")' <<<"$out")" "memory, or a network"
+		losetup -d "$c"
+		unset 'loops[-1]'
+	fi
+	unmount "$mnt"
+else
+	skipped "btrfs RAID1 over two loop devices" "mkfs.btrfs or mount failed"
+	mountpoint -q "$mnt" && unmount "$mnt"
+fi
+end_loops
+rm -f leg1.img leg2.img
+mnt=
+
+# 3. A loop device over zram: memory, and said so.
+if [ -w /sys/class/zram-control/hot_add ] && z=$(cat /sys/class/zram-control/hot_add 2>/dev/null); then
+	zn=zram$z
+	if echo 64M >"/sys/block/$zn/disksize" && dd if=/dev/urandom of="/dev/$zn" bs=1M count=64 status=none &&
+		new_loop "/dev/$zn" --direct-io=on; then
+		run -r -f "$new" -b 1m -D --json
+		check "loop over zram: the level below is $zn, limited by memory, the warning names it" "0 $zn memory true" \
+			"$rc $(jq -r --arg z "$zn" '"\(.device.stack[1].name) \(.device.limit) \(.warnings | any(contains("backed by memory: \($z) (zram")))"' <<<"$out")"
+	else
+		skipped "loop over zram" "zram or losetup failed"
+	fi
+	end_loops
+	echo "$z" >/sys/class/zram-control/hot_remove 2>/dev/null
+else
+	skipped "loop over zram" "no zram-control"
+fi
+
+# 4. A loop device over a file on tmpfs: the level is named, memory.
+shm=/dev/shm/sdb-cli-$$-loop.img
+if truncate -s 32m "$shm" && new_loop "$shm"; then
+	dd if=/dev/urandom of="$new" bs=1M count=32 oflag=direct status=none
+	run -r -f "$new" -b 1m -D --json
+	check "loop over a file on tmpfs: the level below named tmpfs, uncounted, limited by memory, warned" "0 tmpfs null memory true" \
+		"$rc $(jq -r '"\(.device.stack[1].name) \(.device.stack[1].bytes) \(.device.limit) \(.warnings | any(contains("backed by memory: tmpfs")))"' <<<"$out")"
+	lacks "loop over tmpfs: no warning without a name" "$err" "warning:  "
+	end_loops
+fi
+rm -f "$shm"
+
+# 5. squashfs: the device reads less than sdb does, by compression.
+mnt=$work/sq
+mkdir -p "$mnt" sqsrc
+if ! command -v mksquashfs >/dev/null; then
+	skipped "squashfs: compression named" "no mksquashfs (squashfs-tools)"
+else
+	yes "sdb squashfs compresses this line" | head -c $((48 << 20)) >sqsrc/f
+	if mksquashfs sqsrc sq.img -quiet -noappend >/dev/null 2>&1 && new_loop sq.img --direct-io=on && mount -t squashfs -o ro "$new" "$mnt"; then
+		sn=${new#/dev/}
+		r0=$(sectors "$sn" 3)
+		run -r -f "$mnt/f" -b 1m --json
+		r1=$(sectors "$sn" 3)
+		check "squashfs: the loop device read under half the claim (kernel), not verified" "0 true false" \
+			"$rc $(jq -r --argjson r $((r1 - r0)) '"\($r < 0.5 * .total.bytes) \(.device.verified)"' <<<"$out")"
+		check "squashfs: compression named as the cause, not the page cache" "true false true" \
+			"$(jq -r '"\(.warnings | any(test("likely causes: compression: squashfs"))) \(.warnings | any(test("pages it kept"))) \(any(.device.evidence[]; .check == "compression" and .found))"' <<<"$out")"
+		unmount "$mnt"
+	else
+		skipped "squashfs: compression named" "mksquashfs, losetup or mount failed"
+		mountpoint -q "$mnt" && unmount "$mnt"
+	fi
+	end_loops
+fi
+mnt=
+rm -rf sqsrc sq.img
