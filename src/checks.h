@@ -382,6 +382,8 @@ struct Level {
 	bool measured = false;		// counters read at both ends
 	std::uint64_t bytes = 0;
 	double delivered = 0;		// a mix: the lesser of its sides' shares
+	std::uint64_t other_bytes = 0;	// below the top: what it moved, either way, beyond what the level
+					// above sent it (another process's, or its file system's metadata)
 	std::string reason;		// not measured: why
 };
 
@@ -481,6 +483,32 @@ bool shared(const Verdict &v)
 	return v.measured && v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed;
 }
 
+// The first level below the target's device that moved over 10% of the
+// claim beyond what came down to it, or none (-1).
+int shared_level(const Verdict &v)
+{
+	for (std::size_t i = 1; i < v.stack.size(); i++)
+		if (v.stack[i].measured && v.claimed && v.stack[i].other_bytes * 10 > v.claimed)
+			return static_cast<int>(i);
+	return -1;
+}
+
+// Who shared the stack, in words: the target's device, or the first level
+// below it that moved over 10% of the claim beyond what came down to it;
+// "" when none did.
+std::string sharing(const Verdict &v)
+{
+	if (shared(v))
+		return format("%s was shared: %s not sdb's", v.device.name.c_str(), format_bytes(*v.other_bytes).c_str());
+	if (int i = shared_level(v); i > 0) {
+		const Level &l = v.stack[static_cast<std::size_t>(i)];
+		return format("%s, below %s, was shared: %s that did not come through %s", l.name.c_str(),
+			      v.stack[static_cast<std::size_t>(i) - 1].name.c_str(), format_bytes(l.other_bytes).c_str(),
+			      v.stack[static_cast<std::size_t>(i) - 1].name.c_str());
+	}
+	return "";
+}
+
 // sdb was stopped or frozen for at least 5% of the window.
 bool stopped(const Verdict &v, double seconds)
 {
@@ -547,9 +575,13 @@ void gather_evidence(const Plan &plan, const Shared &s, double seconds, Verdict 
 					       v.claimed ? 100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed) : 0));
 	for (std::size_t i = 1; i < v.stack.size(); i++) {
 		const Level &l = v.stack[i];
-		add("stack", l.measured ? l.delivered < 0.9 : true,
-		    l.measured ? format("%s, below %s, saw %s (%.0f%% of the claim)", l.name.c_str(), v.stack[i - 1].name.c_str(),
-					format_bytes(l.bytes).c_str(), l.delivered * 100)
+		bool others = l.measured && v.claimed && l.other_bytes * 10 > v.claimed;
+		add("stack", l.measured ? l.delivered < 0.9 || others : true,
+		    l.measured ? format("%s, below %s, saw %s (%.0f%% of the claim)%s", l.name.c_str(), v.stack[i - 1].name.c_str(),
+					format_bytes(l.bytes).c_str(), l.delivered * 100,
+					l.other_bytes ? format(" and moved %s that did not come through %s",
+							       format_bytes(l.other_bytes).c_str(), v.stack[i - 1].name.c_str()).c_str()
+						      : "")
 			       : format("uncounted: %s", l.reason.c_str()));
 	}
 	if (v.device.link)
@@ -597,7 +629,7 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	} else if (throttle_bound(v)) {
 		v.limit = "throttle";
 		v.limit_why = throttle_words(*v.io_throttle) + "; more -q or -j cannot go faster";
-	} else if (found("busy") && weakest_level(v) < 0 && !shared(v)) {	// busy, alone, not serving a cache below
+	} else if (found("busy") && weakest_level(v) < 0 && sharing(v).empty()) {	// busy, alone, not serving a cache below
 		v.limit = "device";
 		v.limit_why = "busy for the whole run";
 	} else if (const Evidence *e = found("link")) {
@@ -612,9 +644,9 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	} else if (v.confirmed && o.rate.per_second > 0) {	// an open loop waits for its schedule, by request
 		v.limit = "rate";
 		v.limit_why = "--rate: the offered load, by request";
-	} else if (shared(v)) {
+	} else if (std::string who = sharing(v); !who.empty()) {
 		v.limit = "unknown";
-		v.limit_why = format("%s was shared: %s not sdb's", v.device.name.c_str(), format_bytes(*v.other_bytes).c_str());
+		v.limit_why = who;
 	} else if (v.confirmed) {	// the device saw the bytes, was idle at times, and nothing else was full
 		v.limit = "latency";
 		v.limit_why = format("%u I/O%s in flight per thread, %u thread%s: -q or -j may go faster", o.queue_depth,
@@ -714,13 +746,16 @@ void judge_own(const Plan &plan, const Execution &ex, const DiskDelta &d, Verdic
 		v.others = "metadata or other processes";
 }
 
-// Each level below the target's device: what it saw, against the claim.
-void judge_stack(const Plan &plan, const Execution &ex, Verdict &v)
+// Each level below the target's device: what it saw, against the claim,
+// and what it moved beyond what the level above sent it (top: the target's
+// device's delta), in either direction: others' I/O at that level.
+void judge_stack(const Plan &plan, const Execution &ex, const DiskDelta &top, Verdict &v)
 {
 	const Watch &w = ex.result.watch;
+	DiskDelta above = top;
 	for (std::size_t i = 0; i < w.below.size(); i++) {
 		const Device &dev = w.below[i];
-		Level l{dev.name, dev.path, false, 0, 0, dev.reason};
+		Level l{dev.name, dev.path, false, 0, 0, 0, dev.reason};
 		std::optional<DiskDelta> d;
 		if (i < ex.result.counters_before.below.size() && i < ex.result.counters_after.below.size())
 			d = disk_delta(ex.result.counters_before.below[i], ex.result.counters_after.below[i]);
@@ -729,6 +764,10 @@ void judge_stack(const Plan &plan, const Execution &ex, Verdict &v)
 			l.bytes = is_mix(plan.opt) ? d->read_bytes + d->write_bytes
 						   : is_write(plan.opt) ? d->write_bytes : d->read_bytes;
 			l.delivered = level_share(plan.opt, ex.totals, d->read_bytes, d->write_bytes);
+			std::uint64_t copies = std::max(1u, dev.copies);	// a mirror below writes each block that many times
+			l.other_bytes = d->read_bytes - std::min(d->read_bytes, above.read_bytes) + d->write_bytes -
+					std::min(d->write_bytes, above.write_bytes * copies);
+			above = *d;
 		} else if (l.reason.empty()) {
 			l.reason = format("the counters of %s could not be read at both ends", dev.name.c_str());
 		}
@@ -794,11 +833,14 @@ const Device &bottom_device(const Verdict &v)
 // Syncs faster than the device can make data stable: a rotational disk
 // cannot write a block and its metadata in under ~1 ms (a revolution at
 // 15000 rpm is 4 ms), and on any device a flush that costs nothing beyond
-// a write has reached no stable medium the write did not.
+// a write has reached no stable medium the write did not.  Not where the
+// stack ends in memory (a loop over tmpfs or zram): there no flush makes
+// data stable, the memory warning says so, and the two medians are equal
+// but for noise, so the check would come and go between runs.
 std::string sync_warning(const Plan &plan, const Verdict &v)
 {
 	const Device &d = bottom_device(v);
-	if (!v.measured || !v.sync_median_ns || d.stats.empty())
+	if (!v.measured || !v.sync_median_ns || d.stats.empty() || memory_below(v))	// memory: said by its own warning
 		return "";
 	const char *what = plan.opt.fsync_every ? "fdatasync" : "O_SYNC write (-S)";
 	std::string cache = format("write cache %s, FUA %s", d.write_cache.empty() ? "unknown" : d.write_cache.c_str(),
@@ -865,8 +907,8 @@ Verdict judge(const Plan &plan, const Execution &ex)
 			v.reason = format("the device saw %.0f%% of the bytes claimed", v.delivered * 100);
 		if (!v.confirmed && v.claimed)
 			v.causes = likely_causes(plan, hollow_share(plan));
-		v.stack.push_back(Level{device.name, device.path, true, v.bytes, v.delivered, ""});
-		judge_stack(plan, ex, v);
+		v.stack.push_back(Level{device.name, device.path, true, v.bytes, v.delivered, 0, ""});
+		judge_stack(plan, ex, *d, v);
 		if (v.claimed)
 			judge_levels(v);
 	}
@@ -928,7 +970,7 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 	std::vector<std::string> w;
 	const char *op = is_mix(plan.opt) ? "read and written" : is_write(plan.opt) ? "written" : "read";
 	int weakest = weakest_level(v);
-	const Level &seen = weakest < 0 || v.stack.empty() ? Level{v.device.name, "", true, v.own.value_or(v.bytes), v.delivered, ""}
+	const Level &seen = weakest < 0 || v.stack.empty() ? Level{v.device.name, "", true, v.own.value_or(v.bytes), v.delivered, 0, ""}
 							   : v.stack[static_cast<std::size_t>(weakest)];
 	if (v.measured && v.claimed && !v.confirmed)
 		w.push_back(format("%s saw %s %s of the %s claimed%s (%.0f%%); likely causes: %s", seen.name.c_str(),
@@ -940,6 +982,9 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 				   v.device.name.c_str(), format_bytes(*v.other_bytes).c_str(),
 				   100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed),
 				   format_bytes(v.claimed).c_str(), v.others));
+	if (int i = shared_level(v); i > 0 && !shared(v))
+		w.push_back(format("%s (%s): its counts are not sdb's alone", sharing(v).c_str(),
+				   "another process's I/O, or its file system's metadata"));
 	if (const Device *m = memory_below(v))
 		w.push_back(format("%s: this measures memory, not a disk", memory_below_words(v, *m).c_str()));
 	if (v.limit == "stopped")

@@ -28,6 +28,8 @@ struct Cliff {
 	std::uint64_t offset = 0;	// bytes written (all threads) when the rate fell
 	double seconds = 0;		// since the window opened
 	double before = 0, after = 0;	// bytes per second
+	std::string page_cache;		// a buffered write that fell where a memory cgroup's limit holds
+					// its dirty pages: the limit ("memory.limit_in_bytes 128 MiB in DIR")
 };
 
 // The split of the samples into a fast part and a slow part that explains

@@ -35,8 +35,8 @@ std::string json_cliff(const Report &r)
 	if (!c)
 		return "null";
 	return format("{\"offset\": %" PRIu64 ", \"seconds\": %s, \"before_bytes_per_second\": %s, "
-		      "\"after_bytes_per_second\": %s}", c->offset, json_number(c->seconds).c_str(),
-		      json_number(c->before).c_str(), json_number(c->after).c_str());
+		      "\"after_bytes_per_second\": %s, \"page_cache\": %s}", c->offset, json_number(c->seconds).c_str(),
+		      json_number(c->before).c_str(), json_number(c->after).c_str(), json_string_or_null(c->page_cache).c_str());
 }
 
 // --rate's options key: ", \"rate\": I/Os per second per thread", or nothing (a closed loop's options are as they were).
@@ -141,15 +141,17 @@ std::string json_environment(const Report &r)
 		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge);
 }
 
-// device.stack: the target's device first, then each level below it.
+// device.stack: the target's device first, then each level below it
+// (other_bytes: a level below's, beyond what the level above sent it).
 std::string json_stack(const Verdict &v)
 {
 	std::string s = "[";
 	for (const Level &l : v.stack)
-		s += format("%s{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s}", s.size() > 1 ? ", " : "",
-			    json_string_or_null(l.name).c_str(), json_string_or_null(l.path).c_str(),
+		s += format("%s{\"name\": %s, \"path\": %s, \"bytes\": %s, \"delivered\": %s, \"other_bytes\": %s}",
+			    s.size() > 1 ? ", " : "", json_string_or_null(l.name).c_str(), json_string_or_null(l.path).c_str(),
 			    l.measured ? std::to_string(l.bytes).c_str() : "null",
-			    l.measured && v.claimed ? json_number(l.delivered).c_str() : "null");
+			    l.measured && v.claimed ? json_number(l.delivered).c_str() : "null",
+			    l.measured && &l != &v.stack[0] ? std::to_string(l.other_bytes).c_str() : "null");
 	return s + "]";
 }
 

@@ -568,7 +568,28 @@ std::optional<Cliff> write_cliff(const Report &r)
 	if (!is_write(o) || o.random)
 		return std::nullopt;
 	const Totals &t = r.ex->totals;
-	return find_cliff(r.ex->result.samples, std::min(t.together, t.io));
+	std::optional<Cliff> c = find_cliff(r.ex->result.samples, std::min(t.together, t.io));
+	// A buffered write's dirty pages are held to a memory cgroup's limit:
+	// a fall near it (from a tenth of it, where a v2 cgroup's dirty ratio
+	// starts writeback, to half again, as the cgroup holds more than sdb's
+	// pages) is the page cache filling, not the device's cache.
+	if (c && !o.direct && !o.sync)
+		if (std::optional<MemoryLimit> m = memory_limit();
+		    m && c->offset >= m->bytes / 10 && c->offset <= m->bytes + m->bytes / 2)
+			c->page_cache = format("%s %s in %s", m->file.c_str(), format_bytes(m->bytes).c_str(), m->dir.c_str());
+	return c;
+}
+
+// The cliff in words: a write cache's size, or the memory cgroup whose
+// limit held a buffered write's dirty pages.
+std::string cliff_words(const Cliff &c)
+{
+	std::string fell = format("the rate fell after %s written (%.2f s), from %s to %s", format_bytes(c.offset).c_str(),
+				  c.seconds, format_rate(c.before).c_str(), format_rate(c.after).c_str());
+	if (!c.page_cache.empty())
+		return format("Page cache: %s: the memory cgroup's limit (%s) holds sdb's dirty pages, not a write cache "
+			      "(-D writes past it)", fell.c_str(), c.page_cache.c_str());
+	return format("Write cache: %s: a write cache of about %s", fell.c_str(), about_bytes(c.offset).c_str());
 }
 
 // The Timeline's p99 line: each step's p99 as a sparkline (the steps with
@@ -669,9 +690,7 @@ void print_human(std::FILE *out, const Report &r)
 			std::fprintf(out, "%s\n", fell.c_str());
 	}
 	if (std::optional<Cliff> c = write_cliff(r))
-		std::fprintf(out, "Write cache: the rate fell after %s written (%.2f s), from %s to %s: "
-			     "a write cache of about %s\n", format_bytes(c->offset).c_str(), c->seconds,
-			     format_rate(c->before).c_str(), format_rate(c->after).c_str(), about_bytes(c->offset).c_str());
+		std::fprintf(out, "%s\n", cliff_words(*c).c_str());
 	CpuTime cpu = cpu_time(r.ex->result, t.ops);
 	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
 	if (r.env)

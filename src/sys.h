@@ -284,6 +284,27 @@ std::uint64_t cgroup_headroom()
 	return room;
 }
 
+// The tightest memory cgroup limit over this process: v1's
+// memory.limit_in_bytes, v2's memory.max or memory.high (which throttles
+// before it), on its cgroup or an ancestor; none where none is set.
+struct MemoryLimit {
+	std::uint64_t bytes = 0;
+	std::string file, dir;	// "memory.limit_in_bytes", the cgroup's directory
+};
+
+std::optional<MemoryLimit> memory_limit(const std::string &proc_cgroup = "/proc/self/cgroup")
+{
+	std::optional<MemoryLimit> least;
+	for (const CgroupDir &c : cgroup_chain("memory", proc_cgroup))
+		for (const char *f : c.v1 ? std::vector<const char *>{"memory.limit_in_bytes"}
+					  : std::vector<const char *>{"memory.max", "memory.high"}) {
+			auto limit = read_number(c.dir + "/" + f);
+			if (limit && *limit < max_offset && (!least || *limit < least->bytes))
+				least = MemoryLimit{*limit, f, c.dir};
+		}
+	return least;
+}
+
 // Memory sdb may use: the kernel's MemAvailable, or less where a memory
 // cgroup limits this process (a container, a systemd slice).
 std::uint64_t available_memory()

@@ -174,7 +174,8 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 	CHECK(w.confirmed);
 	CHECK(json_device(w) == "{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
 				"\"busy\": 0.995000, \"limit\": \"device\", \"link\": null, \"verified\": true, \"reason\": null, "
-				"\"stack\": [{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004}], "
+				"\"stack\": [{\"name\": \"sda\", \"path\": \"/dev/sda\", \"bytes\": 1073745920, \"delivered\": 1.000004, "
+				"\"other_bytes\": null}], "
 				"\"other_bytes\": null, \"write_cache\": null, \"fua\": null, \"evidence\": ["
 				"{\"check\": \"memory\", \"found\": false, \"figure\": \"the target is not in memory\"}, "
 				"{\"check\": \"stopped\", \"found\": false, \"figure\": \"stopped or frozen 0.00 s of 2.00 s (0 times)\"}, "
@@ -275,14 +276,24 @@ TEST_CASE("judge: a buffered loop device is judged on its backing file's device 
 	CHECK(v.limit == "unknown");	// busy 98%, but serving a cache: not "device"
 	CHECK(verdict_warnings(p, v)[0].find("vda saw 1 MiB read of the 1 GiB claimed (0%)") == 0);
 	CHECK(json_device(v).find("\"stack\": [{\"name\": \"loop0\", \"path\": \"/dev/loop0\", \"bytes\": 1073741824, "
-				  "\"delivered\": 1.000000}, {\"name\": \"vda\", \"path\": \"/dev/vda\", \"bytes\": 1048576, "
-				  "\"delivered\": 0.000977}]") != std::string::npos);
+				  "\"delivered\": 1.000000, \"other_bytes\": null}, {\"name\": \"vda\", \"path\": \"/dev/vda\", "
+				  "\"bytes\": 1048576, \"delivered\": 0.000977, \"other_bytes\": 0}]") != std::string::npos);
 
 	// vda saw it all (loop/dio 1, or an evicted backing file): delivered.
 	run.ex.result.counters_after.below = {{"9 0 2097152 0 0 0 0 0 0 1960"}};
 	Verdict d = judged(p, loop, run);
 	CHECK(d.confirmed);
 	CHECK(d.limit == "device");
+	// ... and wrote 512 MiB that did not come through loop0: shared below.
+	run.ex.result.counters_after.below = {{"9 0 2097152 0 9 0 1048576 0 0 1960"}};
+	Verdict s = judged(p, loop, run);
+	CHECK(s.stack[1].other_bytes == 512 * MiB);
+	CHECK(s.limit == "unknown");
+	CHECK(s.limit_why == "vda, below loop0, was shared: 512 MiB that did not come through loop0");
+	std::vector<std::string> sw = verdict_warnings(p, s);
+	REQUIRE_FALSE(sw.empty());
+	CHECK(sw[0].find("vda, below loop0, was shared: 512 MiB") == 0);
+	run.ex.result.counters_after.below = {{"9 0 2097152 0 0 0 0 0 0 1960"}};
 	// A backing file on tmpfs: a level without counters, not delivered.
 	Device memory;
 	memory.reason = "the backing file /img of loop0 is on no block device (0:40): memory, or a network";

@@ -1,11 +1,15 @@
-// Unit tests of src/report.h: the timeline, its sparkline and the cliff,
-// the latency distribution's bars.
+// Unit tests of src/report.h: the timeline, its sparkline and the cliff
+// (a write cache's, or a memory cgroup's page cache), the latency
+// distribution's bars.
 #include "../../src/report.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
+#include "helpers.h"
+
 #include <cinttypes>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,53 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	CHECK(cliff(flat).empty());
 	std::string line = sparkline({{1, 0}, {2, 10}}, 0, 10);
 	CHECK(line == "\u2581\u2588");
+}
+
+TEST_CASE("write_cliff: a buffered write's fall near a memory cgroup's limit is the page cache; with -D a write cache")
+{
+	SysfsFixture fx;
+	REQUIRE_FALSE(fx.root.empty());
+	// The cgroups this process is in, each given a 256 MiB limit in the fixture.
+	std::ifstream in("/proc/self/cgroup");
+	std::string line;
+	fx.write("/fs/cgroup/memory/cgroup.procs", "1");
+	fx.write("/fs/cgroup/unified/cgroup.controllers", "memory");
+	while (std::getline(in, line)) {
+		std::string path = line.substr(line.find(':', line.find(':') + 1) + 1);
+		if (path == "/")
+			path.clear();
+		fx.write("/fs/cgroup/memory" + path + "/memory.limit_in_bytes", std::to_string(256 * MiB));
+		fx.write("/fs/cgroup/unified" + path + "/memory.max", std::to_string(256 * MiB));
+	}
+	Plan p = plan_on(makedev(8, 0));
+	p.opt.op = Options::Op::write;
+	Execution ex;
+	for (int i = 1; i <= 60; i++)	// 6 s: 100 MiB/s for 2 s, then 20 MiB/s: the fall after 200 MiB
+		ex.result.samples.push_back({i / 10.0, static_cast<std::uint64_t>((i <= 20 ? i * 10 : 200 + (i - 20) * 2) * MiB)});
+	ex.totals.together = ex.totals.io = 6;
+	Report r;
+	r.plan = &p;
+	r.ex = &ex;
+	std::optional<Cliff> c = write_cliff(r);
+	REQUIRE(c);
+	CHECK(c->offset == doctest::Approx(200.0 * MiB).epsilon(0.05));
+	CHECK(c->page_cache.find("256 MiB in " + fx.root + "/fs/cgroup/") != std::string::npos);
+	std::string text = cliff_words(*c);
+	CHECK(text.find("Page cache: the rate fell after ") == 0);
+	CHECK(text.find("the memory cgroup's limit (memory.") != std::string::npos);
+	CHECK(text.find("a write cache of about") == std::string::npos);
+	p.opt.direct = true;	// -D: no page cache in the way
+	c = write_cliff(r);
+	REQUIRE(c);
+	CHECK(c->page_cache.empty());
+	CHECK(cliff_words(*c).find("Write cache: the rate fell after ") == 0);
+	p.opt.direct = false;
+	// A limit far above the fall (a machine-wide slice) is not the cause.
+	REQUIRE(std::system(("find '" + fx.root + "/fs/cgroup' -name 'memory.*' -delete").c_str()) == 0);
+	fx.write("/fs/cgroup/memory/memory.limit_in_bytes", std::to_string(64 * GiB));
+	c = write_cliff(r);
+	REQUIRE(c);
+	CHECK(c->page_cache.empty());
 }
 
 TEST_CASE("timeline: each step's p50 and p99 from the samples' latency counts")

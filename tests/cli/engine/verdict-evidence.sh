@@ -28,6 +28,17 @@ fi
 cg=$blkio/sdb-cli-evidence-$$
 cgs=()
 mkcg() { mkdir -p "$1" && cgs+=("$1"); }
+# stop_writer TARGET: end the loop $writer and the dd it runs on TARGET,
+# and wait (up to 10 s) until no dd writes TARGET.
+stop_writer() {
+	local try
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	for ((try = 0; try < 200; try++)); do
+		pkill -f "of=$1 " || return 0
+		sleep 0.05
+	done
+}
 # inside CGROUP ARGS...: run sdb in CGROUP (sets $rc, $out, $err).
 inside() {
 	local c=$1
@@ -80,6 +91,18 @@ else
 		inside "$cg" -r -f "$upper" -b 1m -D -q 8 -t 2 --json
 		check "throttle on the level below: limited by throttle on $name, below ${upper#/dev/}" "0 throttle true ${upper#/dev/} $name" \
 			"$rc $(jq -r --arg n "$name" '.device | "\(.limit) \(.reason | contains("\($n) did")) \(.stack[0].name) \(.stack[1].name)"' <<<"$out")"
+		# A writer on the lower loop device's file system while sdb reads the
+		# upper one: the level below moved bytes that did not come from sdb.
+		(while :; do dd if=/dev/zero of="$mnt/junk" bs=1M count=16 oflag=direct status=none || exit; done) &
+		writer=$!
+		w0=$(sectors "$name" 7)
+		run -r -f "$upper" -b 1m -D -t 2 --json
+		w1=$(sectors "$name" 7)
+		stop_writer "$mnt/junk"
+		check "a writer below a loop device: $name's others counted (at most the kernel's writes), not device or latency" \
+			"0 true unknown true" "$rc $(jq -r --argjson w $((w1 - w0)) '.device | "\(.stack[1].other_bytes > 0 and .stack[1].other_bytes <= $w) \(.limit) \(any(.evidence[]; .check == "stack" and .found))"' <<<"$out")"
+		check "a writer below a loop device: the warning names the level" true \
+			"$(jq --arg n "$name" '.warnings | any(contains("\($n), below ") and contains("was shared"))' <<<"$out")"
 		losetup -d "$upper"
 		umount "$mnt"
 	else
@@ -129,8 +152,7 @@ else
 	w0=$(sectors "$name" 7)
 	run -r -f "$loop" -b 1m -s 64m -D -t 2 --json
 	w1=$(sectors "$name" 7)
-	kill "$writer" 2>/dev/null
-	wait "$writer" 2>/dev/null
+	stop_writer "$loop"
 	check "a writer during a read: its bytes counted (at most the kernel's writes), shared, not device or latency" \
 		"0 true true unknown" "$rc $(jq -r --argjson w $((w1 - w0)) '.device | "\(.other_bytes > 0 and .other_bytes <= $w) \(any(.evidence[]; .check == "others" and .found)) \(.limit)"' <<<"$out")"
 	contains "a writer during a read: the warning says the device was shared" "$err" "that were not sdb's"
