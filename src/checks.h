@@ -553,9 +553,11 @@ void gather_evidence(const Plan &plan, const Shared &s, double seconds, Verdict 
 	auto add = [&](const char *check, bool found, std::string figure) { v.evidence.push_back({check, found, figure}); };
 	bool memory = o.cached || on_memory_fs(plan);
 	const Device *below = memory_below(v);
-	add("memory", memory || below, o.cached ? "--cached: the page cache, by request"
-				       : memory ? fs_name(plan.fs_type) + " keeps files in memory"
-				       : below ? memory_below_words(v, *below) : "the target is not in memory");
+	add("memory", memory || below || !v.device.memory.empty(),
+	    o.cached ? "--cached: the page cache, by request"
+	    : memory ? fs_name(plan.fs_type) + " keeps files in memory"
+	    : !v.device.memory.empty() ? "overlayfs's " + v.device.overlay_layer + " is on " + v.device.memory
+	    : below ? memory_below_words(v, *below) : "the target is not in memory");
 	if (!v.stops.measurable)
 		add("stopped", false, "not measurable: no /proc/thread-self/schedstat");
 	else
@@ -613,9 +615,11 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 				return &e;
 		return static_cast<const Evidence *>(nullptr);
 	};
-	if (o.cached || on_memory_fs(plan)) {
+	if (o.cached || on_memory_fs(plan) || !v.device.memory.empty()) {
 		v.limit = "memory";
-		v.limit_why = o.cached ? "the page cache, by request" : fs_name(plan.fs_type) + " keeps files in memory";
+		v.limit_why = o.cached ? "the page cache, by request"
+			      : on_memory_fs(plan) ? fs_name(plan.fs_type) + " keeps files in memory"
+						   : "overlayfs's " + v.device.overlay_layer + " is on " + v.device.memory;
 		if (quota_bound(v, seconds))
 			v.limit = "cpu", v.limit_why = quota_words(v);
 	} else if (const Device *m = memory_below(v)) {
@@ -987,6 +991,9 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 				   "another process's I/O, or its file system's metadata"));
 	if (const Device *m = memory_below(v))
 		w.push_back(format("%s: this measures memory, not a disk", memory_below_words(v, *m).c_str()));
+	if (!v.device.memory.empty())
+		w.push_back(format("overlayfs's %s is on %s: this measures memory, not a disk", v.device.overlay_layer.c_str(),
+				   v.device.memory.c_str()));
 	if (v.limit == "stopped")
 		w.push_back(format("sdb was %s: kill -STOP, a frozen cgroup or a paused container or VM; "
 				   "the rates count that time, they are not the device's", v.limit_why.c_str()));

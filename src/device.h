@@ -33,6 +33,7 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -148,7 +149,7 @@ struct Device {
 	std::optional<bool> rotational;	// queue/rotational
 	std::string paravirtual;	// the driver of a virtual disk (virtio_blk, xen-blkfront...): the
 					// host's cache may sit below it; "" for any other
-	std::string overlay_upper;	// overlayfs: the upper directory whose device this is
+	std::string overlay_layer;	// overlayfs: the layer whose device this is ("upper layer /u")
 	unsigned copies = 1;		// btrfs: the copies of each data block its profile writes (RAID1: 2)
 	std::string memory;		// a level below a loop device that is memory: "zram, compressed
 					// memory" (memory_backing), "tmpfs"; "" for any other
@@ -442,15 +443,20 @@ std::string no_device_reason(const Plan &plan)
 		      major(plan.fs_dev), minor(plan.fs_dev));
 }
 
-// The upper directory of the overlayfs mount that holds path ("upperdir="
-// in its super options in mountinfo): the mount whose st_dev is dev (a
-// directory's), else the deepest overlay mount point above path (a file's
-// st_dev is a per-layer one); "" when none is found.
-std::string overlay_upper_dir(dev_t dev, const std::string &path,
-			      const std::string &mountinfo = "/proc/self/mountinfo")
+// The overlayfs mount that holds path: its mount point, "upperdir=" and
+// "lowerdir=" (top first) from its super options in mountinfo; the mount
+// whose st_dev is dev (a directory's), else the deepest overlay mount point
+// above path (a file's st_dev is a per-layer one); empty when none is.
+struct OverlayMount {
+	std::string point, upper;
+	std::vector<std::string> lowers;
+};
+
+OverlayMount overlay_mount(dev_t dev, const std::string &path, const std::string &mountinfo = "/proc/self/mountinfo")
 {
 	std::ifstream in(mountinfo);
-	std::string line, upper, deepest;
+	std::string line;
+	OverlayMount found;
 	while (std::getline(in, line)) {
 		std::istringstream fields(line);
 		std::string id, parent, numbers, root, point, word, type, source, options;
@@ -463,42 +469,73 @@ std::string overlay_upper_dir(dev_t dev, const std::string &path,
 		unsigned ma = 0, mi = 0;
 		bool same_dev = std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) == 2 && makedev(ma, mi) == dev;
 		bool above = path == point || path.compare(0, point.size() + 1, point == "/" ? "/" : point + "/") == 0;
-		if (!same_dev && !(above && point.size() > deepest.size()))
+		if (!same_dev && !(above && point.size() > found.point.size()))
 			continue;
-		deepest = point;
+		OverlayMount m;
+		m.point = point;
 		for (std::size_t at = 0; at < options.size();) {
 			std::size_t comma = options.find(',', at);
 			std::string opt = options.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
 			if (opt.rfind("upperdir=", 0) == 0)
-				upper = unescape_mount_field(opt.substr(9));
+				m.upper = unescape_mount_field(opt.substr(9));
+			if (opt.rfind("lowerdir=", 0) == 0)
+				for (std::size_t l = 9; l <= opt.size();) {
+					std::size_t colon = opt.find(':', l);
+					m.lowers.push_back(unescape_mount_field(opt.substr(l, colon == std::string::npos ? std::string::npos : colon - l)));
+					if (colon == std::string::npos)
+						break;
+					l = colon + 1;
+				}
 			if (comma == std::string::npos)
 				break;
 			at = comma + 1;
 		}
+		found = m;
 		if (same_dev)
-			return upper;
+			return found;
 	}
-	return upper;
+	return found;
 }
 
-// overlayfs (every container's root): its files have an anonymous st_dev,
-// and what sdb writes lands in the upper directory (a file is copied up
-// there when first written): that directory's device stands for it.
+// overlayfs (every container's root): its files have an anonymous st_dev.
+// What sdb writes lands in the upper layer (a file is copied up there when
+// first written); a file read that is not in the upper layer is read from
+// the first lower layer that holds it.  That layer's device stands for
+// the target; a layer on tmpfs is memory, with no device.
 std::optional<Device> overlay_device(const Plan &plan)
 {
 	if (plan.fs_type != 0x794c7630)
 		return std::nullopt;
 	const Target &t = plan.targets[0];
 	std::string where = real_path(t.kind == Kind::missing ? dirname_of(t.path) : t.path);
-	std::string upper = overlay_upper_dir(plan.fs_dev, where);
+	OverlayMount m = overlay_mount(plan.fs_dev, where);
+	if (m.upper.empty() && m.lowers.empty())
+		return std::nullopt;
+	std::string rel = where.size() > m.point.size() && m.point != "/" ? where.substr(m.point.size()) : m.point == "/" ? where : "";
+	std::string layer = m.upper, role = "upper";
+	if (t.kind != Kind::missing && !writes_target(plan.opt) && (m.upper.empty() || access((m.upper + rel).c_str(), F_OK) != 0))
+		for (const std::string &lower : m.lowers)
+			if (access((lower + rel).c_str(), F_OK) == 0) {
+				layer = lower, role = "lower";
+				break;
+			}
 	struct stat st {};
-	if (upper.empty() || stat(upper.c_str(), &st) != 0)
+	if (layer.empty() || stat(layer.c_str(), &st) != 0)
 		return std::nullopt;
 	std::string dir = real_path(sysfs_dev(st.st_dev));
-	if (dir.empty() || access((dir + "/stat").c_str(), R_OK) != 0)
-		return std::nullopt;
+	if (dir.empty() || access((dir + "/stat").c_str(), R_OK) != 0) {
+		struct statfs sf {};
+		if (statfs(layer.c_str(), &sf) != 0 || !memory_fs(static_cast<std::uint32_t>(sf.f_type)))
+			return std::nullopt;
+		Device memory;
+		memory.memory = fs_name(static_cast<std::uint32_t>(sf.f_type));
+		memory.overlay_layer = role + " layer " + layer;
+		memory.reason = format("%s is on overlayfs, whose %s layer %s is on %s: files in memory, no block device",
+				       t.path.c_str(), role.c_str(), layer.c_str(), memory.memory.c_str());
+		return memory;
+	}
 	Device d = device_at(dir);
-	d.overlay_upper = upper;
+	d.overlay_layer = role + " layer " + layer;
 	return d;
 }
 
@@ -528,6 +565,10 @@ Device find_device(const Plan &plan)
 	std::string dir = real_path(sysfs_dev(plan.fs_dev));
 	if (!dir.empty() && access((dir + "/stat").c_str(), R_OK) == 0)
 		return device_at(dir);
+	struct stat st {};	// FUSE over a block device its mount names (fuse2fs): that device
+	if (!plan.backing_device.empty() && stat(plan.backing_device.c_str(), &st) == 0 && S_ISBLK(st.st_mode))
+		if (dir = real_path(sysfs_dev(st.st_rdev)); !dir.empty() && access((dir + "/stat").c_str(), R_OK) == 0)
+			return device_at(dir);
 	none.reason = no_device_reason(plan);
 	return none;
 }

@@ -134,17 +134,27 @@ int flush_device(const std::string &device)
 	return ioctl(fd.get(), BLKFLSBUF, 0) == 0 ? 0 : errno;
 }
 
-// A block-backed FUSE file system (ntfs-3g on fuseblk): the daemon reads
+// A block-backed FUSE file system (ntfs-3g on fuseblk; fuse2fs or ntfs-3g
+// given a block device, whose mount's source names it): the daemon reads
 // the device through the device's page cache, which evicting the file's
 // pages does not touch.  Find the device and try a flush now, so that the
 // warning before the run can say whether reads will reach it.
 void find_backing_device(Plan &plan)
 {
 	const Target &t = plan.targets[0];
-	if (!fuse_fs(plan.fs_type) || t.kind == Kind::block || t.kind == Kind::chr || plan.opt.cached ||
-	    mounted_fs_type(plan.fs_dev, plan.fs_type) != "fuseblk")
+	if (!fuse_fs(plan.fs_type) || t.kind == Kind::block || t.kind == Kind::chr || plan.opt.cached)
 		return;
-	std::string device = device_node(sysfs_dev(plan.fs_dev));
+	std::string device;
+	if (mounted_fs_type(plan.fs_dev, plan.fs_type) == "fuseblk") {
+		device = device_node(sysfs_dev(plan.fs_dev));
+	} else {
+		struct stat st {};
+		for (const Mount &m : read_mounts())
+			if (m.dev == plan.fs_dev && stat(m.source.c_str(), &st) == 0 && S_ISBLK(st.st_mode))
+				device = m.source;
+	}
+	if (device.empty())
+		return;
 	plan.backing_error = flush_device(device);
 	if (!plan.backing_error)
 		plan.backing_device = device;

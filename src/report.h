@@ -414,8 +414,8 @@ void print_device_detail(std::FILE *out, const Device &d)
 		detail += ", backing file " + printable(d.backing_file);
 	if (d.loop_dio)
 		detail += *d.loop_dio ? " (direct I/O)" : " (buffered, loop/dio 0: its page cache may serve reads)";
-	if (!d.overlay_upper.empty())
-		detail += ", overlayfs upper directory " + printable(d.overlay_upper);
+	if (!d.overlay_layer.empty())
+		detail += ", overlayfs " + printable(d.overlay_layer);
 	detail += d.link ? format(", link %s: %s", d.link->how.c_str(), format_rate(d.link->bytes_per_second).c_str())
 			 : ", no link ceiling in sysfs";
 	detail += format(", write cache %s, FUA %s", d.write_cache.empty() ? "unknown" : d.write_cache.c_str(),

@@ -243,7 +243,7 @@ TEST_CASE("find_device: the queue's write cache, FUA and rotational flags, a loo
 	CHECK(find_device(plan_on(makedev(7, 3))).loop_dio == std::optional<bool>(true));
 }
 
-TEST_CASE("overlay_upper_dir: the upperdir of an overlay mount's super options, escapes undone")
+TEST_CASE("overlay_mount: the mount point, upperdir and lowerdirs of an overlay mount's super options, escapes undone")
 {
 	char tmpl[] = "/tmp/sdb-mountinfo.XXXXXX";
 	int fd = mkstemp(tmpl);
@@ -251,14 +251,17 @@ TEST_CASE("overlay_upper_dir: the upperdir of an overlay mount's super options, 
 	std::string info =
 		"22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
 		"98 22 0:52 / /merged rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/up\\040dir,workdir=/w\n"
-		"99 22 0:53 / /other rw,relatime - overlay overlay rw,lowerdir=/l2,upperdir=/u2,workdir=/w2\n";
+		"99 22 0:53 / /other rw,relatime - overlay overlay rw,lowerdir=/l2:/l3,upperdir=/u2,workdir=/w2\n";
 	REQUIRE(write(fd, info.data(), info.size()) == static_cast<ssize_t>(info.size()));
 	close(fd);
-	CHECK(overlay_upper_dir(makedev(0, 52), "/merged", tmpl) == "/up dir");
-	CHECK(overlay_upper_dir(makedev(0, 53), "/other", tmpl) == "/u2");
-	CHECK(overlay_upper_dir(makedev(0, 60), "/other/sub/f", tmpl) == "/u2");	// a file's own st_dev: by its path
-	CHECK(overlay_upper_dir(makedev(0, 60), "/otherwise/f", tmpl) == "");
-	CHECK(overlay_upper_dir(makedev(254, 0), "/data/f", tmpl) == "");	// not an overlay
+	CHECK(overlay_mount(makedev(0, 52), "/merged", tmpl).upper == "/up dir");
+	OverlayMount o = overlay_mount(makedev(0, 53), "/other", tmpl);
+	CHECK(o.point == "/other");
+	CHECK(o.upper == "/u2");
+	CHECK(o.lowers == std::vector<std::string>{"/l2", "/l3"});
+	CHECK(overlay_mount(makedev(0, 60), "/other/sub/f", tmpl).upper == "/u2");	// a file's own st_dev: by its path
+	CHECK(overlay_mount(makedev(0, 60), "/otherwise/f", tmpl).upper == "");
+	CHECK(overlay_mount(makedev(254, 0), "/data/f", tmpl).point == "");	// not an overlay
 	unlink(tmpl);
 }
 

@@ -191,7 +191,7 @@ s = sum(m[i] for i in range(0, len(m), 4096)); open(sys.argv[2], "w").write("hel
 			check "overlayfs -r: counted on $name, verified, within the kernel's reads" "$name true true" \
 				"$(jq --argjson l $((l1 - l0)) -r '.device | "\(.name) \(.verified) \(.bytes <= $l and $l >= 0.9 * 67108864)"' <<<"$out")"
 			run -r -f "$work/ovl/o" -v
-			contains "overlayfs -v: names the upper directory" "$out" "overlayfs upper directory $metal/upper"
+			contains "overlayfs -v: names the upper layer" "$out" "overlayfs upper layer $metal/upper"
 			unmount "$work/ovl"
 		else
 			skipped "overlayfs" "mount -t overlay failed"

@@ -4,8 +4,10 @@
 # The stack follows the bytes wherever they go: every device of a btrfs
 # RAID1 (a mirror's second copy is sdb's own write, and a throttle on one
 # leg is named), a loop device over a file on btrfs, over zram and over a
-# file on tmpfs (memory, warned), and squashfs's compression named as the
-# cause of a short count.  Each stack is built for real and held against
+# file on tmpfs (memory, warned), squashfs's compression named as the
+# cause of a short count, and overlayfs's layers: a lower-layer file read
+# from its layer's device, an upper layer on tmpfs called memory; fuse2fs
+# over a loop device counted on that device.  Each stack is built for real and held against
 # the kernel's counters of every level (/sys/block/X/stat).
 # sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
 sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
@@ -128,3 +130,61 @@ else
 fi
 mnt=
 rm -rf sqsrc sq.img
+
+# 6. overlayfs: a file in the lower layer (ext4 on a loop device) is read
+# from that layer's device; the upper layer on tmpfs is memory.
+low=$work/low up=$work/up ov=$work/ov
+mkdir -p "$low" "$up" "$ov"
+truncate -s 200m low.img
+if new_loop low.img --direct-io=on && lo=$new && mkfs.ext4 -q -F "$lo" && mount "$lo" "$low" &&
+	mount -t tmpfs -o size=128m tmpfs "$up" && mkdir -p "$up/u" "$up/w" &&
+	"$sdb" -w -f "$low/f" -s 64m -R >/dev/null 2>&1 &&
+	mount -t overlay overlay -o "lowerdir=$low,upperdir=$up/u,workdir=$up/w" "$ov"; then
+	ln=${lo#/dev/}
+	r0=$(sectors "$ln" 3)
+	run -r -f "$ov/f" -b 1m --json
+	r1=$(sectors "$ln" 3)
+	check "overlayfs, a lower-layer file: counted on the lower layer's $ln, verified, within the kernel's reads" "0 $ln true true" \
+		"$rc $(jq --argjson r $((r1 - r0)) -r '.device | "\(.name) \(.verified) \(.bytes <= $r and $r >= 0.9 * 67108864)"' <<<"$out")"
+	run -r -f "$ov/f" -b 1m -v
+	contains "overlayfs, a lower-layer file, -v: names the lower layer" "$out" "overlayfs lower layer $low"
+	run -w -f "$ov/new" -s 16m -R --json
+	check "overlayfs, upper layer on tmpfs: a write is memory, unverifiable, warned" "0 memory false true" \
+		"$rc $(jq -r '"\(.device.limit) \(.device.verified) \(.warnings | any(contains("overlayfs'"'"'s upper layer '"$up"'/u is on tmpfs: this measures memory")))"' <<<"$out")"
+	unmount "$ov"
+else
+	skipped "overlayfs layers" "mkfs.ext4, a tmpfs or the overlay mount failed"
+fi
+mountpoint -q "$ov" && unmount "$ov"
+mountpoint -q "$up" && unmount "$up"
+mountpoint -q "$low" && unmount "$low"
+end_loops
+rm -f low.img
+
+# 7. fuse2fs over a loop device: the FUSE file system has no block device
+# of its own, but its mount names the one its daemon reads and writes.
+f2=$work/f2
+mkdir -p "$f2"
+truncate -s 128m f2.img
+if ! command -v fuse2fs >/dev/null; then
+	skipped "fuse2fs over a loop device" "no fuse2fs"
+elif new_loop f2.img --direct-io=on && fl=$new && mkfs.ext4 -q -F "$fl" && fuse2fs "$fl" "$f2" -o fakeroot >/dev/null 2>&1; then
+	fn=${fl#/dev/}
+	w0=$(sectors "$fn" 7)
+	run -w -f "$f2/f" -s 32m -R --json
+	w1=$(sectors "$fn" 7)
+	check "fuse2fs over $fn: a write counted on $fn (kernel: at least the claim), verified, the daemon's bytes sdb's" \
+		"0 $fn true true true" "$rc $(jq -r --argjson w $((w1 - w0)) '.device | "\(.name) \(.verified) \($w >= 0.9 * 33554432) \(.other_bytes < 0.1 * 33554432)"' <<<"$out")"
+	r0=$(sectors "$fn" 3)
+	run -r -f "$f2/f" --json
+	r1=$(sectors "$fn" 3)
+	check "fuse2fs over $fn: a read after the flush reaches $fn (kernel), verified" "0 $fn true true" \
+		"$rc $(jq -r --argjson r $((r1 - r0)) '.device | "\(.name) \(.verified) \($r >= 0.9 * 33554432)"' <<<"$out")"
+	lacks "fuse2fs: not called a FUSE file system without a block device" "$err" "without a block device"
+	unmount "$f2"
+else
+	skipped "fuse2fs over a loop device" "losetup, mkfs.ext4 or fuse2fs failed"
+	mountpoint -q "$f2" && unmount "$f2"
+fi
+end_loops
+rm -f f2.img
