@@ -1,10 +1,12 @@
 // checks: what a run's numbers are worth.  The memory ceiling (-T and the
 // cheap copy check), warnings on the target before the run and on the
 // numbers after it, and the Verdict: the device's counters against the
-// bytes claimed (sdb's own share of them, and every level of the stack
-// below), busy time, and what limited the run, a CPU quota included
-// (judge); syncs faster than the device can make data stable; whether
-// --rate's load was met (rate_outcome).
+// bytes claimed (sdb's own share of them, others' at every level of the
+// stack below), busy time, and what limited the run, each cause from a
+// check listed in device.evidence: memory, a stop, a block I/O throttle,
+// the device, the link, a CPU quota or the CPU, the rate, latency, or
+// unknown (judge); syncs faster than the device can make data stable;
+// whether --rate's load was met (rate_outcome).
 #pragma once
 
 #include "base.h"

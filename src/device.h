@@ -1,9 +1,10 @@
 // device: what the target sits on.  The block device under it in sysfs
-// (partitions, dm, md, loop, btrfs's several; overlayfs: its upper
-// directory's), the link ceiling (PCIe, SATA, USB), the queue's write
-// cache, FUA and rotational flags, a paravirtual disk's driver, the stat
-// counters and their deltas, holes and unwritten extents before a read,
-// memory-backed disks, and -v's Environment.
+// (partitions, dm, md, loop, btrfs's several; overlayfs: that of the layer
+// holding the file; FUSE: the device its mount names), the link ceiling
+// (PCIe, SATA, USB), the queue's write cache, FUA and rotational flags, a
+// paravirtual disk's driver, the stat counters and their deltas, holes and
+// unwritten extents before a read, memory-backed disks, and -v's
+// Environment.
 #pragma once
 
 #include "base.h"

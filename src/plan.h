@@ -3,8 +3,9 @@
 // the safety rules (what sdb may overwrite, block devices in use, loop
 // and swap backing files, and guard.h's checks: kernel file systems,
 // images mounted anywhere, other writers, the run's lock on each target);
-// O_DIRECT alignment; the memory budget (from sys.h's readers).  make_plan()
-// checks it all up front.
+// O_DIRECT alignment; the memory budget (from sys.h's readers); what a read
+// must evict besides the target (a fuseblk device, buffered loop devices'
+// backing files).  make_plan() checks it all up front.
 #pragma once
 
 #include "base.h"

@@ -1,7 +1,7 @@
 // run: one run of a plan.  The start barrier (Gate), the workers' threads,
 // the supervising main thread (sampler, progress line, --start-at,
-// --ramp, the signals signals.h's Waiter brings), the Totals, and
-// execute(), which runs a plan start to end.
+// --ramp, the signals signals.h's Waiter brings, the time sdb was stopped:
+// stops.h), the Totals, and execute(), which runs a plan start to end.
 #pragma once
 
 #include "base.h"

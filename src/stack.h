@@ -1,11 +1,13 @@
 // stack: where the bytes end up and whose they are.  The levels below the
-// target's device (a loop device's backing file's device, and so on down:
-// stack_below), sdb's own I/O (/proc/self/io, with a FUSE daemon's that
-// serves the target: own_io), the CPU quotas of sdb's cgroup and its
-// ancestors (their throttling counters: cpu_quotas), and the CPU cycles of
-// sdb's threads where the PMU is readable (cycle_counter).  A Watch says what
-// to read, read_counters() reads it where the timed window opens and after
-// the last thread ends (run.h), and the checks judge on the deltas.
+// target's device (a loop device's backing file's device, btrfs's devices,
+// a memory or FUSE level, and so on down: stack_below), sdb's own I/O
+// (/proc/self/io, with the FUSE daemons that serve the target:
+// fuse_daemons), the CPU quotas of sdb's cgroup and its ancestors (their
+// throttling counters: cpu_quotas), the block I/O limits on the stack's
+// devices (throttle.h), and the CPU cycles of sdb's threads where the PMU
+// is readable (cycle_counter).  A Watch says what to read, read_counters()
+// reads it where the timed window opens and after the last thread ends
+// (run.h), and the checks judge on the deltas.
 #pragma once
 
 #include "base.h"
