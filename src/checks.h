@@ -982,10 +982,9 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 		w.push_back(format("%s saw %s %s of the %s claimed%s (%.0f%%); likely causes: %s", seen.name.c_str(),
 				   format_bytes(seen.bytes).c_str(), op, format_bytes(v.claimed).c_str(),
 				   weakest < 0 && v.own ? " from sdb" : "", v.delivered * 100, v.causes.c_str()));
-	if (v.measured && v.other_bytes && v.claimed && *v.other_bytes * 10 > v.claimed)
-		w.push_back(format("%s moved %s during the run that were not sdb's (%.0f%% of the %s claimed): %s; "
-				   "the device was shared, its busy time is not sdb's alone and the rate is a lower bound",
-				   v.device.name.c_str(), format_bytes(*v.other_bytes).c_str(),
+	if (shared(v))	// one line, the figure first
+		w.push_back(format("%s on %s were not sdb's (%.0f%% of the %s claimed; %s): the device was shared, "
+				   "the rate is a lower bound", format_bytes(*v.other_bytes).c_str(), v.device.name.c_str(),
 				   100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed),
 				   format_bytes(v.claimed).c_str(), v.others));
 	if (int i = shared_level(v); i > 0 && !shared(v))

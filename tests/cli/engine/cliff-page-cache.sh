@@ -25,7 +25,7 @@ unthrottle() {
 trap 'unthrottle; cleanup' EXIT
 mnt=$work/pc
 mkdir -p "$mnt"
-if loop=$(losetup -f --show pc.img) && mkfs.ext4 -q -F "$loop" && mount "$loop" "$mnt"; then
+if loop=$(losetup -f --show pc.img) && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop" && mount "$loop" "$mnt"; then
 	majmin=$(cat "/sys/block/${loop#/dev/}/dev")
 	echo "$majmin $((48 << 20))" >"$blkio/blkio.throttle.write_bps_device"
 	mc=$memcg/sdb-cli-pc-$$

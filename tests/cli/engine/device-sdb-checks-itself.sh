@@ -27,7 +27,7 @@ else
 	# from its backing file's page cache, which the verdict now follows
 	# to the disk below (section stack-down-to-the-metal).
 	truncate -s 1600m verify.img
-	if loop=$(losetup -f --show --direct-io=on verify.img 2>/dev/null) && mkfs.ext4 -q -F "$loop" && mount "$loop" "$mnt"; then
+	if loop=$(losetup -f --show --direct-io=on verify.img 2>/dev/null) && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop" && mount "$loop" "$mnt"; then
 		name=${loop#/dev/}
 		"$sdb" -w -f "$mnt/f" -s 256m -R >/dev/null 2>&1
 		run -r -f "$mnt/f"

@@ -40,7 +40,7 @@ else
 		run -w -f "$loop" -s 1m
 		check "block device without --force: exit 2" 2 "$rc"
 		check "block device without --force: unchanged" "$before" "$(md5sum <"$loop")"
-		if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F "$loop" 2>/dev/null && mount "$loop" "$mnt"; then
+		if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop" 2>/dev/null && mount "$loop" "$mnt"; then
 			run -w -f "$loop" -s 1m --force
 			check "mounted block device + --force: exit 1" 1 "$rc"
 			matches "mounted block device: names the mount" "$err" "*mounted on $mnt*"
@@ -72,7 +72,7 @@ else
 	# Targets that are in use are refused even with --force, and stay
 	# byte for byte what they were.
 	"$sdb" -w -f image -s 32m -R >/dev/null 2>&1
-	if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F image && loop=$(losetup -f --show image) && mount "$loop" "$mnt"; then
+	if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 image && loop=$(losetup -f --show image) && mount "$loop" "$mnt"; then
 		before=$(md5sum <image)
 		run -w -f image -s 4m --force
 		check "image behind a mounted loop device + --force: refused" 1 "$rc"

@@ -136,7 +136,7 @@ rm -rf sqsrc sq.img
 low=$work/low up=$work/up ov=$work/ov
 mkdir -p "$low" "$up" "$ov"
 truncate -s 200m low.img
-if new_loop low.img --direct-io=on && lo=$new && mkfs.ext4 -q -F "$lo" && mount "$lo" "$low" &&
+if new_loop low.img --direct-io=on && lo=$new && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$lo" && mount "$lo" "$low" &&
 	mount -t tmpfs -o size=128m tmpfs "$up" && mkdir -p "$up/u" "$up/w" &&
 	"$sdb" -w -f "$low/f" -s 64m -R >/dev/null 2>&1 &&
 	mount -t overlay overlay -o "lowerdir=$low,upperdir=$up/u,workdir=$up/w" "$ov"; then
@@ -168,7 +168,7 @@ mkdir -p "$f2"
 truncate -s 128m f2.img
 if ! command -v fuse2fs >/dev/null; then
 	skipped "fuse2fs over a loop device" "no fuse2fs"
-elif new_loop f2.img --direct-io=on && fl=$new && mkfs.ext4 -q -F "$fl" && fuse2fs "$fl" "$f2" -o fakeroot >/dev/null 2>&1; then
+elif new_loop f2.img --direct-io=on && fl=$new && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$fl" && fuse2fs "$fl" "$f2" -o fakeroot >/dev/null 2>&1; then
 	fn=${fl#/dev/}
 	w0=$(sectors "$fn" 7)
 	run -w -f "$f2/f" -s 32m -R --json

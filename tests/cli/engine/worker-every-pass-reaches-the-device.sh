@@ -36,7 +36,7 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
 	mnt=$work/passes
 	mkdir -p "$mnt"
 	truncate -s 320m passes.img
-	if loop=$(losetup -f --show passes.img 2>/dev/null) && mkfs.ext4 -q -F "$loop" && mount "$loop" "$mnt"; then
+	if loop=$(losetup -f --show passes.img 2>/dev/null) && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop" && mount "$loop" "$mnt"; then
 		pdev=${loop#/dev/}
 		"$sdb" -w -f "$mnt/f" -s 256m -R >/dev/null 2>&1
 		sync; echo 3 >/proc/sys/vm/drop_caches
