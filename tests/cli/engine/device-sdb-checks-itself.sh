@@ -38,6 +38,7 @@ else
 		else
 			bad "ext4 on loop, default read: the Device line, >= 90% delivered, a limit" "$out"
 		fi
+		sync	# the journal's commit of the file just written is not sdb's read: let it land first
 		run -r -f "$mnt/f" --json
 		check "--json: the device object has the SPEC's keys" "$device_keys" "$(jq -c '.device | keys' <<<"$out")"
 		check "--json: the loop device, verified, >= 90% delivered, a limit" "$name /dev/$name true true null true" \
