@@ -21,6 +21,7 @@ else
 			run -w -f ffmnt/disk -s 96m -b 1m -R --force --json
 			check "a write cache of 64 MiB: the cliff's offset within 5% of 64 MiB, the rate after below" "0 true true" \
 				"$rc $(jq '.cliff.offset > 0.95 * 67108864 and .cliff.offset < 1.05 * 67108864' <<<"$out") $(jq '.cliff.after_bytes_per_second < 0.5 * .cliff.before_bytes_per_second' <<<"$out")"
+			echo "     (the cliff: $(jq -c '.cliff' <<<"$out"))"	# what a failure under load found
 		else
 			run -w -f ffmnt/disk -s 96m -b 1m -R --force
 			matches "the cliff in words: a write cache of about 6x MiB" "$out" "*Write cache: the rate fell after *: a write cache of about 6[1-7] MiB*"
