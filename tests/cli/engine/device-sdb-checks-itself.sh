@@ -30,6 +30,7 @@ else
 	if loop=$(losetup -f --show --direct-io=on verify.img 2>/dev/null) && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop" && mount "$loop" "$mnt"; then
 		name=${loop#/dev/}
 		"$sdb" -w -f "$mnt/f" -s 256m -R >/dev/null 2>&1
+		sync	# the journal's commit of the file just written is not sdb's read: let it land first
 		run -r -f "$mnt/f"
 		line=$(grep '^Device: ' <<<"$out")
 		if [[ $line =~ ^Device:\ $name,\ .*\ read\ of\ 256\ MiB\ claimed\ \(([0-9]+)%\),\ busy\ [0-9]+%:\ limited\ by\ [a-zA-Z] ]] &&
