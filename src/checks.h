@@ -329,6 +329,41 @@ bool on_memory_fs(const Plan &plan)
 	return (kind == Kind::file || kind == Kind::missing) && memory_fs(plan.fs_type);
 }
 
+bool compressing_fs(const Plan &plan)
+{
+	return plan.fs_type == BTRFS_SUPER_MAGIC || plan.fs_type == 0x2fc12fc1 || plan.fs_type == 0xf2f52010;
+}
+
+// The file system level that stores an all-zero buffer for less than it
+// is, as its mount options or the file's attribute say: btrfs mounted
+// with compress (or the file made +c), f2fs with compress_algorithm, ZFS
+// (compression is on by default).  "" where none is seen; zram says so in
+// its own warning (memory_target_warnings()), and a short count names the
+// zeros among its likely causes.
+std::string zero_shrinker(const Plan &plan)
+{
+	if (!compressing_fs(plan) || plan.targets[0].kind == Kind::block)
+		return "";
+	if (plan.fs_type == 0x2fc12fc1)
+		return "ZFS may compress it";
+	std::optional<Mount> m = mount_holding(plan.targets[0].path);
+	std::string options = m ? m->options : "";
+	for (std::string_view opt : {"compress", "compress-force", "compress_algorithm"})
+		for (std::size_t at = options.find(opt); at != std::string::npos; at = options.find(opt, at + 1))
+			if ((at == 0 || options[at - 1] == ',') && at + opt.size() < options.size() &&
+			    options[at + opt.size()] == '=') {
+				std::size_t end = options.find(',', at);
+				return format("%s compresses it (%s)", fs_name(plan.fs_type).c_str(),
+					      options.substr(at, end == std::string::npos ? end : end - at).c_str());
+			}
+	int flags = 0;
+	int fd = open(plan.targets[0].path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	bool attr = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_COMPR_FL);
+	if (fd >= 0)
+		close(fd);
+	return attr ? format("%s compresses it (the file's c attribute)", fs_name(plan.fs_type).c_str()) : "";
+}
+
 // Numbers that would mislead, said in words; who starts the memory
 // ceiling's sentence ("SEQ1M Q8T1: ", a suite's run).
 std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const MemoryRates *mem, const std::string &who = "")
@@ -343,8 +378,6 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 	if (t0.kind == Kind::chr && total_done(s) > 0 && stat(t0.path.c_str(), &st) == 0 && harmless_char_device(st.st_rdev))
 		w.push_back(format("%s has no device behind it: this measures the %s system call, not a device",
 				   t0.path.c_str(), is_write(o) ? "write" : "read"));
-	if (writes_target(o) && !o.random_buffer && t0.kind != Kind::chr)
-		w.push_back("the buffer is all zeros: compressing or deduplicating storage will look faster; use -R");
 	if (!is_write(o) && !o.direct && !o.cached && on_memory_fs(plan))
 		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
 	for (auto &wk : s.workers) {
@@ -601,6 +634,14 @@ void gather_evidence(const Plan &plan, const Shared &s, double seconds, Verdict 
 	if (std::string z = compressed_fs(plan); !z.empty() && v.measured && !writes_target(o))
 		add("compression", v.delivered < 0.9, format("%s: %s read %.0f%% of the bytes sdb read", z.c_str(),
 							      v.device.name.c_str(), v.delivered * 100));
+	if (writes_target(o) && !o.random_buffer && plan.targets[0].kind != Kind::chr) {	// the zero buffer
+		std::string z = zero_shrinker(plan);
+		std::string took = v.measured ? format("%s took %.0f%% of the bytes sdb wrote", v.device.name.c_str(),
+						       v.delivered * 100) : "";
+		add("compression", !z.empty(),
+		    !z.empty() ? "zeros written, and " + z + (took.empty() ? "" : "; " + took)
+			       : "zeros written; no file system level sdb sees compresses them" + (took.empty() ? "" : "; " + took));
+	}
 }
 
 // The first limit that applies: memory, stopped, throttle, device, link,
@@ -662,10 +703,6 @@ void find_limit(const Plan &plan, const Shared &s, double seconds, Verdict &v)
 	}
 }
 
-bool compressing_fs(const Plan &plan)
-{
-	return plan.fs_type == BTRFS_SUPER_MAGIC || plan.fs_type == 0x2fc12fc1 || plan.fs_type == 0xf2f52010;
-}
 
 // What may have served the bytes the device did not see, for this target.
 std::string likely_causes(const Plan &plan, double hollow)
@@ -676,9 +713,12 @@ std::string likely_causes(const Plan &plan, double hollow)
 		c.push_back(format("holes or unwritten extents (%.0f%% of the range: write it first with -w -R)", hollow * 100));
 	if (fuse_fs(plan.fs_type))
 		c.push_back("a FUSE cache (the daemon's own, or the page cache of its device)");
-	if (std::string z = compressed_fs(plan); !z.empty() && !writes_target(o)) {	// the cause, found: not a cache
+	std::string zeros = writes_target(o) && !o.random_buffer ? zero_shrinker(plan) : "";
+	if (!zeros.empty())	// the cause, found: nothing else to guess
+		return "the all-zero buffer, and " + zeros + "; use -R";
+	if (std::string z = compressed_fs(plan); !z.empty() && !writes_target(o))	// the cause, found: not a cache
 		c.push_back("compression: " + z);
-	} else if (writes_target(o) && !o.random_buffer)
+	else if (writes_target(o) && !o.random_buffer)
 		c.push_back("compression or deduplication of the all-zero buffer (use -R)");
 	else if (compressing_fs(plan))
 		c.push_back("compression or deduplication by the file system");
@@ -982,6 +1022,10 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 		w.push_back(format("%s saw %s %s of the %s claimed%s (%.0f%%); likely causes: %s", seen.name.c_str(),
 				   format_bytes(seen.bytes).c_str(), op, format_bytes(v.claimed).c_str(),
 				   weakest < 0 && v.own ? " from sdb" : "", v.delivered * 100, v.causes.c_str()));
+	std::string zeros = zero_shrinker(plan);	// said once: in the short count's causes, or here
+	if (!zeros.empty() && writes_target(plan.opt) && !plan.opt.random_buffer && !(v.measured && v.claimed && !v.confirmed))
+		w.push_back(format("the buffer is all zeros and %s: the rate is not the device's for real data; use -R",
+				   zeros.c_str()));
 	if (shared(v))	// one line, the figure first
 		w.push_back(format("%s on %s were not sdb's (%.0f%% of the %s claimed; %s): the device was shared, "
 				   "the rate is a lower bound", format_bytes(*v.other_bytes).c_str(), v.device.name.c_str(),

@@ -60,6 +60,7 @@ const char *kernel_fs_name(std::uint32_t type)
 struct Mount {
 	dev_t dev = 0;			// the file system's st_dev
 	std::string point, type, source;
+	std::string options;		// the super options ("rw,compress=zstd:3,...")
 };
 
 // mountinfo writes space, tab, newline and backslash in paths as \ooo.
@@ -94,12 +95,37 @@ std::vector<Mount> read_mounts(const std::string &file = "/proc/self/mountinfo")
 		unsigned ma = 0, mi = 0;
 		if (std::sscanf(numbers.c_str(), "%u:%u", &ma, &mi) != 2 || !(fields >> m.type >> m.source))
 			continue;
+		fields >> m.options;
 		m.dev = makedev(ma, mi);
 		m.point = unescape_mount_field(point);
 		m.source = unescape_mount_field(m.source);
 		mounts.push_back(std::move(m));
 	}
 	return mounts;
+}
+
+// The mount that holds `path` (the longest mount point above its real
+// path, the last one mounted there): by place, not by st_dev, which a
+// btrfs subvolume gives a number of its own.
+std::optional<Mount> mount_holding(const std::string &path)
+{
+	char *real = realpath(path.c_str(), nullptr);
+	if (!real) {
+		std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+		real = realpath(dir.c_str(), nullptr);
+	}
+	if (!real)
+		return std::nullopt;
+	std::string where = real;
+	std::free(real);
+	std::optional<Mount> found;
+	for (Mount &m : read_mounts()) {
+		bool above = m.point == "/" || where == m.point ||
+			     (where.compare(0, m.point.size(), m.point) == 0 && where[m.point.size()] == '/');
+		if (above && (!found || m.point.size() >= found->point.size()))
+			found = std::move(m);
+	}
+	return found;
 }
 
 // The numeric entries of /proc other than this process: every process.

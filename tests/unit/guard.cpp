@@ -144,6 +144,8 @@ TEST_CASE("read_mounts: from a given mountinfo, its escapes undone")
 	CHECK(m[0].dev == makedev(98, 0));
 	CHECK(m[1].type == "fuse");
 	CHECK(m[1].source == "/srv/disk image.img");
+	CHECK(m[0].options == "rw");	// the super options, after the source
+	CHECK(m[1].options == "rw,user_id=0");
 }
 
 } // TEST_SUITE("guard")

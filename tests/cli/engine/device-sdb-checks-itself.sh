@@ -89,10 +89,23 @@ else
 		name=${loop#/dev/}
 		run -w -f "$mnt/z" -s 256m --json
 		check "btrfs compress, zero buffer: caught (the device is its loop, found through the fsid)" "$name false true" \
-			"$(jq -r '"\(.device.name) \(.device.verified) \(.warnings | any(test("compression or deduplication of the all-zero buffer")))"' <<<"$out")"
+			"$(jq -r '"\(.device.name) \(.device.verified) \(.warnings | any(test("the all-zero buffer, and btrfs compresses it [(]compress-force=zstd")))"' <<<"$out")"
 		run -w -f "$mnt/r" -s 256m -R --json
 		check "btrfs compress, -R: >= 90% written" "true" "$(jq -r '.device.verified' <<<"$out")"
 		unmount "$mnt"
+		# Without the mount option only a file made +c compresses: the
+		# zeros are warned of there, and not beside it.
+		if mount "$loop" "$mnt" && touch "$mnt/c" && chattr +c "$mnt/c"; then
+			run -w -f "$mnt/c" -s 64m -D --json
+			check "btrfs, a +c file: the zero buffer warned of, by the file's attribute" "true true" \
+				"$(jq -r '"\(.warnings | any(test("all-zero buffer, and btrfs compresses it [(]the file.s c attribute"))) \(.device.evidence[] | select(.check == "compression") | .found)"' <<<"$out")"
+			run -w -f "$mnt/plain" -s 64m -D --json
+			check "btrfs, a plain file: no zeros warning, the check says none compresses" "0 false" \
+				"$(jq -r '"\(.warnings | map(select(test("zero"))) | length) \(.device.evidence[] | select(.check == "compression") | .found)"' <<<"$out")"
+			unmount "$mnt"
+		else
+			skipped "btrfs, a +c file" "mount or chattr failed"
+		fi
 	else
 		skipped "btrfs compression caught" "loop device, mkfs.btrfs or mount failed"
 	fi
