@@ -258,9 +258,6 @@ void memory_target_warnings(const Plan &plan, std::vector<std::string> &w)
 			   t.path.c_str(), t.kind == Kind::block ? "is" : "is on", disk.c_str(), backing.c_str()));
 	if (disk.compare(0, 4, "zram") != 0)
 		return;
-	if (writes_target(o) && !o.random_buffer)
-		w.push_back(format("%s stores pages of zeros as nothing: a zero buffer is meaningless there; use -R",
-				   disk.c_str()));
 	std::string hollow = is_write(o) ? "" : zram_read_warning(plan, disk);
 	if (!hollow.empty())
 		w.push_back(hollow);
@@ -337,11 +334,12 @@ bool compressing_fs(const Plan &plan)
 // The file system level that stores an all-zero buffer for less than it
 // is, as its mount options or the file's attribute say: btrfs mounted
 // with compress (or the file made +c), f2fs with compress_algorithm, ZFS
-// (compression is on by default).  "" where none is seen; zram says so in
-// its own warning (memory_target_warnings()), and a short count names the
-// zeros among its likely causes.
+// (compression is on by default); zram, the target or under its file
+// system, which keeps a page of zeros as a flag.  "" where none is seen.
 std::string zero_shrinker(const Plan &plan)
 {
+	if (std::string disk = disk_name(plan.fs_dev); memory_backing(disk).compare(0, 4, "zram") == 0)
+		return disk + " stores pages of zeros as nothing";
 	if (!compressing_fs(plan) || plan.targets[0].kind == Kind::block)
 		return "";
 	if (plan.fs_type == 0x2fc12fc1)
@@ -640,7 +638,7 @@ void gather_evidence(const Plan &plan, const Shared &s, double seconds, Verdict 
 						       v.delivered * 100) : "";
 		add("compression", !z.empty(),
 		    !z.empty() ? "zeros written, and " + z + (took.empty() ? "" : "; " + took)
-			       : "zeros written; no file system level sdb sees compresses them" + (took.empty() ? "" : "; " + took));
+			       : "zeros written; no level sdb sees compresses them" + (took.empty() ? "" : "; " + took));
 	}
 }
 
@@ -1031,9 +1029,15 @@ std::vector<std::string> verdict_warnings(const Plan &plan, const Verdict &v)
 				   "the rate is a lower bound", format_bytes(*v.other_bytes).c_str(), v.device.name.c_str(),
 				   100.0 * static_cast<double>(*v.other_bytes) / static_cast<double>(v.claimed),
 				   format_bytes(v.claimed).c_str(), v.others));
-	if (int i = shared_level(v); i > 0 && !shared(v))
-		w.push_back(format("%s (%s): its counts are not sdb's alone", sharing(v).c_str(),
-				   "another process's I/O, or its file system's metadata"));
+	if (int i = shared_level(v); i > 0 && !shared(v)) {	// the same line, for a level below
+		const Level &l = v.stack[static_cast<std::size_t>(i)];
+		w.push_back(format("%s on %s, below %s, were not sdb's (%.0f%% of the %s claimed; another process's, "
+				   "or its file system's metadata): the device was shared, the rate is a lower bound",
+				   format_bytes(l.other_bytes).c_str(), l.name.c_str(),
+				   v.stack[static_cast<std::size_t>(i) - 1].name.c_str(),
+				   100.0 * static_cast<double>(l.other_bytes) / static_cast<double>(v.claimed),
+				   format_bytes(v.claimed).c_str()));
+	}
 	if (const Device *m = memory_below(v))
 		w.push_back(format("%s: this measures memory, not a disk", memory_below_words(v, *m).c_str()));
 	if (!v.device.memory.empty())

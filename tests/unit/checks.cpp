@@ -183,7 +183,9 @@ TEST_CASE("judge: delivered, busy and the first limit that applies")
 				"\"figure\": \"no blkio throttle or io.max over sdb on the stack's devices\"}, "
 				"{\"check\": \"busy\", \"found\": true, \"figure\": \"sda busy 100% of the window\"}, "
 				"{\"check\": \"cpu quota\", \"found\": false, \"figure\": \"no CPU quota over sdb throttled it\"}, "
-				"{\"check\": \"cpu\", \"found\": false, \"figure\": \"thread 0 was on a CPU 5% of its time\"}]}");
+				"{\"check\": \"cpu\", \"found\": false, \"figure\": \"thread 0 was on a CPU 5% of its time\"}, "
+	      "{\"check\": \"compression\", \"found\": false, "
+	      "\"figure\": \"zeros written; no level sdb sees compresses them; sda took 100% of the bytes sdb wrote\"}]}");
 }
 
 Device sda()
@@ -292,7 +294,7 @@ TEST_CASE("judge: a buffered loop device is judged on its backing file's device 
 	CHECK(s.limit_why == "vda, below loop0, was shared: 512 MiB that did not come through loop0");
 	std::vector<std::string> sw = verdict_warnings(p, s);
 	REQUIRE_FALSE(sw.empty());
-	CHECK(sw[0].find("vda, below loop0, was shared: 512 MiB") == 0);
+	CHECK(sw[0].find("512 MiB on vda, below loop0, were not sdb's") == 0);
 	run.ex.result.counters_after.below = {{"9 0 2097152 0 0 0 0 0 0 1960"}};
 	// A backing file on tmpfs: a level without counters, not delivered.
 	Device memory;

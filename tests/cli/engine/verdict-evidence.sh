@@ -102,7 +102,7 @@ else
 		check "a writer below a loop device: $name's others counted (at most the kernel's writes), not device or latency" \
 			"0 true unknown true" "$rc $(jq -r --argjson w $((w1 - w0)) '.device | "\(.stack[1].other_bytes > 0 and .stack[1].other_bytes <= $w) \(.limit) \(any(.evidence[]; .check == "stack" and .found))"' <<<"$out")"
 		check "a writer below a loop device: the warning names the level" true \
-			"$(jq --arg n "$name" '.warnings | any(contains("\($n), below ") and contains("was shared"))' <<<"$out")"
+			"$(jq --arg n "$name" '.warnings | any(test("iB on \($n), below .*were not sdb.s.*the device was shared"))' <<<"$out")"
 		losetup -d "$upper"
 		umount "$mnt"
 	else
