@@ -4,7 +4,7 @@
 # The stack follows the bytes wherever they go: every device of a btrfs
 # RAID1 (a mirror's second copy is sdb's own write, and a throttle on one
 # leg is named), a loop device over a file on btrfs, over zram and over a
-# file on tmpfs (memory, warned), squashfs's compression named as the
+# file on tmpfs (memory, warned), squashfs's and erofs's compression named as the
 # cause of a short count, and overlayfs's layers: a lower-layer file read
 # from its layer's device, an upper layer on tmpfs called memory; fuse2fs
 # over a loop device counted on that device.  Each stack is built for real and held against
@@ -105,31 +105,40 @@ if truncate -s 32m "$shm" && new_loop "$shm"; then
 fi
 rm -f "$shm"
 
-# 5. squashfs: the device reads less than sdb does, by compression.
-mnt=$work/sq
-mkdir -p "$mnt" sqsrc
-if ! command -v mksquashfs >/dev/null; then
-	skipped "squashfs: compression named" "no mksquashfs (squashfs-tools)"
-else
-	yes "sdb squashfs compresses this line" | head -c $((48 << 20)) >sqsrc/f
-	if mksquashfs sqsrc sq.img -quiet -noappend >/dev/null 2>&1 && new_loop sq.img --direct-io=on && mount -t squashfs -o ro "$new" "$mnt"; then
+# 5. squashfs and erofs (made with -z): the device reads less than sdb
+# does, by compression.
+mkdir -p sqsrc
+yes "sdb squashfs compresses this line" | head -c $((48 << 20)) >sqsrc/f
+for fs in squashfs erofs; do
+	mnt=$work/$fs
+	mkdir -p "$mnt"
+	case $fs in
+	squashfs) make_image() { mksquashfs sqsrc "$1" -quiet -noappend >/dev/null 2>&1; }; tool=mksquashfs pkg=squashfs-tools ;;
+	erofs) make_image() { mkfs.erofs -zlz4 "$1" sqsrc >/dev/null 2>&1; }; tool=mkfs.erofs pkg=erofs-utils ;;
+	esac
+	if ! command -v $tool >/dev/null; then
+		skipped "$fs: compression named" "no $tool ($pkg)"
+	elif ! grep -qw "$fs" /proc/filesystems; then
+		skipped "$fs: compression named" "the kernel has no $fs"
+	elif make_image $fs.img && new_loop $fs.img --direct-io=on && mount -t $fs -o ro "$new" "$mnt"; then
 		sn=${new#/dev/}
 		r0=$(sectors "$sn" 3)
 		run -r -f "$mnt/f" -b 1m --json
 		r1=$(sectors "$sn" 3)
-		check "squashfs: the loop device read under half the claim (kernel), not verified" "0 true false" \
+		check "$fs: the loop device read under half the claim (kernel), not verified" "0 true false" \
 			"$rc $(jq -r --argjson r $((r1 - r0)) '"\($r < 0.5 * .total.bytes) \(.device.verified)"' <<<"$out")"
-		check "squashfs: compression named as the cause, not the page cache" "true false true" \
-			"$(jq -r '"\(.warnings | any(test("likely causes: compression: squashfs"))) \(.warnings | any(test("pages it kept"))) \(any(.device.evidence[]; .check == "compression" and .found))"' <<<"$out")"
+		check "$fs: compression named as the cause, not the page cache" "true false true" \
+			"$(jq -r --arg fs "$fs" '"\(.warnings | any(test("likely causes: compression: " + $fs))) \(.warnings | any(test("pages it kept"))) \(any(.device.evidence[]; .check == "compression" and .found))"' <<<"$out")"
 		unmount "$mnt"
 	else
-		skipped "squashfs: compression named" "mksquashfs, losetup or mount failed"
+		skipped "$fs: compression named" "$tool, losetup or mount failed"
 		mountpoint -q "$mnt" && unmount "$mnt"
 	fi
 	end_loops
-fi
+	rm -f $fs.img
+done
 mnt=
-rm -rf sqsrc sq.img
+rm -rf sqsrc
 
 # 6. overlayfs: a file in the lower layer (ext4 on a loop device) is read
 # from that layer's device; the upper layer on tmpfs is memory.
