@@ -25,6 +25,7 @@
 #include "src/profiles.h"	// the quick suite's table of CrystalDiskMark's tests
 #include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met
 #include "src/stats.h"	// Permutation, Histogram and its JSON keys, LiveHistogram, MixChooser, Sample
+#include "src/spread.h"	// median, range and 95% interval of repeated values; a repeated run's figures
 
 // The command line.
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
@@ -63,6 +64,7 @@
 
 // The modes that run plans.
 #include "src/outputs.h"	// the page's path, checked before any I/O: the overwrite rule for every file sdb writes
+#include "src/repeat.h"	// --runs N of a plain run: each run's figures, the median one
 #include "src/plain.h"	// the plain run (-w, -r, -M) and -T alone
 #include "src/quick.h"	// --quick: the suite, its table and JSON
 #include "src/explain.h"	// --explain: fio command lines

@@ -11,6 +11,7 @@
 #include "json.h"
 #include "options.h"
 #include "stats.h"
+#include "spread.h"
 #include "load.h"
 
 #include <algorithm>
@@ -47,37 +48,6 @@ struct Compared {
 // Two runs (not suites) compare their Totals whatever their options, which
 // the warnings name; tests of suites are matched by name.
 bool totals_only(const Compared &a, const Compared &b) { return !a.suite && !b.suite; }
-
-double mean(const std::vector<double> &v)
-{
-	double sum = 0;
-	for (double x : v)
-		sum += x;
-	return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-double variance(const std::vector<double> &v)
-{
-	if (v.size() < 2)
-		return 0;
-	double m = mean(v), sum = 0;
-	for (double x : v)
-		sum += (x - m) * (x - m);
-	return sum / static_cast<double>(v.size() - 1);
-}
-
-// Student's t at 97.5% (a two-sided 95% interval) for df degrees of freedom.
-double t975(double df)
-{
-	static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-				       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-				       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-	if (!(df >= 1))
-		return table[0];
-	if (df <= 30)
-		return table[static_cast<int>(df) - 1];	// the floor of Welch's df: the wider interval
-	return df <= 60 ? 2.000 + (60 - df) / 30 * 0.042 : df <= 120 ? 1.980 + (120 - df) / 60 * 0.020 : 1.960;
-}
 
 // The change from old to new as a share of old, and Welch's 95% interval
 // for it where both have at least two samples.
@@ -121,7 +91,8 @@ std::string run_name(const Json &o)
 
 // A run's (or a merge's) Total: the timeline's steps but the last (shorter,
 // and after the first thread ended) are its batch means; IOPS per step from
-// the block size; p99 from the threads' merged histograms.
+// the block size; p99 from the threads' merged histograms.  A document of
+// --runs N: its runs are the samples of all three.
 Error run_tested(const Json &doc, const std::string &file, Tested &t)
 {
 	const Json *total = doc.find("total", Json::Type::object);
@@ -149,6 +120,18 @@ Error run_tested(const Json &doc, const std::string &file, Tested &t)
 				if (Error e = histogram_of(*buckets, input_name(file), "threads[].histogram", h))
 					return e;
 	t.p99.value = static_cast<double>(h.percentile(0.99));
+	if (const Json *runs = doc.find("runs", Json::Type::array); runs && runs->items.size() >= 2) {
+		t.bps.samples.clear();	// --runs N: the runs are the samples, not one run's timeline
+		t.iops.samples.clear();
+		for (const Json &r : runs->items) {
+			t.bps.samples.push_back(r.num("bytes_per_second"));
+			t.iops.samples.push_back(r.num("iops"));
+			if (r.find("p99_ns", Json::Type::number))
+				t.p99.samples.push_back(r.num("p99_ns"));
+		}
+		if (t.p99.samples.size() != runs->items.size())
+			t.p99.samples.clear();
+	}
 	return {};
 }
 

@@ -197,6 +197,34 @@ std::int64_t end_unix_ns(const RunResult &r, const Totals &t)
 	return r.start_unix_ns + std::llround(t.wall * 1e9);
 }
 
+// --runs N: ",\n \"runs\": [...], \"summary\": {...}", each run's total and
+// the spread of bytes per second, IOPS and p99 over them.
+std::string json_runs(const std::vector<RunFigures> &runs)
+{
+	std::string doc = ",\n \"runs\": [";
+	for (std::size_t i = 0; i < runs.size(); i++) {
+		const RunFigures &f = runs[i];
+		doc += format("%s{\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, \"bytes_per_second\": %s, "
+			      "\"iops\": %s, \"p99_ns\": %s, \"median\": %s}",
+			      i ? ",\n  " : "\n  ", f.bytes, f.ops, json_number(f.seconds).c_str(),
+			      json_number(f.bytes_per_second).c_str(), json_number(f.iops).c_str(),
+			      f.p99_ns ? json_number(*f.p99_ns).c_str() : "null", json_bool(f.median).c_str());
+	}
+	auto spread_json = [](const std::vector<double> &v) {
+		if (v.empty())
+			return std::string("null");
+		Spread s = spread_of(v);
+		auto opt = [](const std::optional<double> &x) { return x ? json_number(*x) : std::string("null"); };
+		return format("{\"median\": %s, \"min\": %s, \"max\": %s, \"ci95_low\": %s, \"ci95_high\": %s}",
+			      json_number(s.median).c_str(), json_number(s.min).c_str(), json_number(s.max).c_str(),
+			      opt(s.ci95_low).c_str(), opt(s.ci95_high).c_str());
+	};
+	doc += format("],\n \"summary\": {\"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %s}",
+		      spread_json(run_values(runs, bps_figure)).c_str(), spread_json(run_values(runs, iops_figure)).c_str(),
+		      spread_json(run_values(runs, p99_figure)).c_str());
+	return doc;
+}
+
 void print_json(std::FILE *out, const Report &r)
 {
 	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
@@ -245,6 +273,8 @@ void print_json(std::FILE *out, const Report &r)
 		doc += "]";
 		doc += ",\n \"cliff\": " + json_cliff(r);
 	}
+	if (r.runs.size() >= 2)
+		doc += json_runs(r.runs);
 	if (r.memory)
 		doc += ",\n \"memory\": " + json_memory(*r.memory);
 	if (r.env)

@@ -150,13 +150,14 @@ int end_pass(const Worker &w)
 // A pass is over: true when a time-based run goes on with the next one.
 // now becomes the end of the pass-end step, so that the step is timed but
 // not taken for the latency of the I/O that follows it.
-// A --ramp repeats passes until it is over, with -t or without.
+// A --ramp repeats passes until it is over, with -t or without.  A device
+// read bounded by default (Plan::bounded_read) makes one pass at most.
 template <bool Random>
 bool next_pass(Worker &w, Offsets<Random> &offsets, std::int64_t &now)
 {
 	const bool ramping = w.ramp_end_ns != 0;
-	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.raised())
-		return false;
+	if (!(w.plan->opt.time_limit > 0 || ramping) || g_stop.raised() || (w.plan->bounded_read && !ramping))
+		return false;	// a device read without -s or -t: one pass, for at most its 10 s
 	if (int err = end_pass(w)) {
 		fail(w, sys_error(-err, "%s: %s (end of pass %u)", writes_target(w.plan->opt) ? "fdatasync" : "posix_fadvise",
 				  w.target->path.c_str(), w.passes));

@@ -37,6 +37,7 @@ constexpr char usage_text[] =
 	"  -f, --file FILE         target: a file (FILE.0 .. FILE.N-1 with -j N) or a device\n"
 	"  -b, --block-size SIZE   bytes per I/O (default 1m, at most -s; 4k with -m rand)\n"
 	"  -s, --size SIZE         bytes per thread (default: 1g to write, the target's size to read)\n"
+	"                          (a block device without -t: one pass of at most 10 s)\n"
 	"  -j, --threads N         threads, 1..4096 (default 1)\n"
 	"  -m, --mode MODE         seq or rand (default seq)\n"
 	"  -t, --time SEC          run each thread SEC seconds (5, 2.5, 5s, 2m, 1h), repeating passes\n"
@@ -53,7 +54,8 @@ constexpr char usage_text[] =
 	"      --quick[=PROFILE]   CrystalDiskMark's tests on a test file in -f DIR (-t, -s apply);\n"
 	"                          PROFILE: default, nvme, real, mix or flash (to the write cache's cliff)\n"
 	"      --keep              with --quick: keep the test file\n"
-	"      --runs N            with --quick: runs per test, 1..100 (default 3)\n"
+	"      --runs N            the run N times, 1..100: each run, then the median,\n"
+	"                          min-max and 95% interval (--quick: per test, default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
 	"      --fsync N           with writes: fdatasync after every N writes, timed apart (-q 1 only)\n"
 	"      --ramp SEC          run SEC seconds (or 5s, 2m) of the same I/O first, none of it counted\n"
@@ -705,8 +707,10 @@ Error check_given(const Options &o)
 		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
-	if (o.runs && !o.quick)
-		return usage_error("--runs: only meaningful with --quick");
+	if (o.runs && !o.quick && (o.op == Options::Op::none || o.sweep || o.explain || o.probe || !o.hosts.empty()))
+		return usage_error("--runs: repeats a -w, -r or -M run or a --quick suite%s",
+				   o.sweep ? " (--sweep runs its own steps)" : o.explain ? " (--explain runs nothing)"
+				   : o.probe ? " (--probe runs once)" : !o.hosts.empty() ? " (not with --hosts)" : "");
 	return {};
 }
 

@@ -1,5 +1,5 @@
-// plain: the plain run (-w, -r or -M once, through measure()) and -T
-// alone (the memory ceiling and nothing else).  Offers run_plain() and
+// plain: the plain run (-w, -r or -M, once or --runs N times, through
+// measure()) and -T alone (the memory ceiling and nothing else).  Offers run_plain() and
 // run_memory_only() to their row, memory_mode and plain_mode.
 #pragma once
 
@@ -14,8 +14,11 @@
 #include "report.h"
 #include "document.h"
 #include "html.h"
+#include "repeat.h"
 
+#include <algorithm>
 #include <csignal>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -45,9 +48,34 @@ Error html_report(const std::string &path, const Report &report)
 	return write_html(path, printed([&](std::FILE *mem) { print_json(mem, report); }));
 }
 
-// One run: measure(), saying the target's warnings (and on a terminal
-// what runs) before it starts, then the report, on stdout and in --html's
-// page.  Returns the exit status.
+// What a finished run holds that its report does not need, let go: the
+// buffers (N runs hold one run's memory), the plan's locks and each
+// worker's descriptor (the next run takes the target's lock as this did).
+void release_run(Measurement &m)
+{
+	m.buffers.clear();
+	m.plan.locks.clear();
+	for (auto &w : m.ex.shared.workers)
+		w->fd = Fd();
+}
+
+// Say the warnings not said yet: a repeated run says each once.
+void emit_new(const std::vector<std::string> &warnings, std::vector<std::string> &said)
+{
+	std::vector<std::string> fresh;
+	for (const std::string &w : warnings)
+		if (std::find(said.begin(), said.end(), w) == said.end()) {
+			fresh.push_back(w);
+			said.push_back(w);
+		}
+	emit_warnings(fresh);
+}
+
+// One run, or --runs N of them back to back: measure(), saying the
+// target's warnings (and on a terminal what runs) before the first starts,
+// then the report (the median run's, with a line per run), on stdout and in
+// --html's page.  A run that fails or is interrupted ends the series there.
+// Returns the exit status.
 int run_plain(const Options &opt, std::FILE *out)
 {
 	SignalScope scope;
@@ -55,43 +83,73 @@ int run_plain(const Options &opt, std::FILE *out)
 		print_error(e);
 		return e.status;
 	}
-	Report report;
-	MeasureHow how;
-	how.ready = [&](const Plan &plan, const std::vector<std::string> &early) {
-		emit_warnings(early);
-		// On a terminal, what runs is said before it runs (-v and -T
-		// print more before that line, at the end).
-		if (!opt.json && !opt.verbose && !opt.timing && isatty(fileno(out))) {
-			std::fputs(run_header(plan).c_str(), out);
-			std::fflush(out);
-			report.header_shown = true;
+	const unsigned count = opt.runs ? opt.runs : 1;
+	std::vector<std::unique_ptr<Measurement>> ms;
+	std::vector<Report> reports;
+	std::vector<RunFigures> figures;
+	std::vector<std::string> said, all_warnings;
+	bool header_shown = false;
+	Error error;
+	for (unsigned i = 0; i < count && !error; i++) {
+		MeasureHow how;
+		how.ready = [&](const Plan &plan, const std::vector<std::string> &early) {
+			emit_new(early, said);
+			// On a terminal, what runs is said before it runs (-v and -T
+			// print more before that line, at the end).
+			if (!header_shown && !opt.json && !opt.verbose && !opt.timing && isatty(fileno(out))) {
+				std::fputs(run_header(plan).c_str(), out);
+				std::fflush(out);
+				header_shown = true;
+			}
+		};
+		auto m = std::make_unique<Measurement>();
+		error = measure(opt, scope.waiter, RunId{}, how, *m);
+		if (!m->started) {
+			if (ms.empty()) {
+				print_error(error);
+				return error.status;
+			}
+			break;	// the runs so far are reported, then the error
 		}
-	};
-	Measurement m;
-	Error error = measure(opt, scope.waiter, RunId{}, how, m);
-	if (!m.started) {
-		print_error(error);
-		return error.status;
+		Report report;
+		report.plan = &m->plan;
+		report.ex = &m->ex;
+		report.fill_seconds = m->fill_seconds;
+		report.verify = m->verify;
+		report.verdict = m->verdict;
+		if (opt.timing)
+			report.memory = m->memory;
+		if (opt.verbose)
+			report.env = describe(m->plan, *m->buffers[0]);
+		release_run(*m);
+		report.warnings = m->warnings;
+		report.warnings.insert(report.warnings.end(), m->verdict_warnings.begin(), m->verdict_warnings.end());
+		if (m->rate && !m->rate->met)
+			report.warnings.push_back(rate_warning(*m->rate));
+		emit_new(report.warnings, said);
+		report.warnings.insert(report.warnings.begin(), m->early.begin(), m->early.end());
+		for (const std::string &w : report.warnings)
+			if (std::find(all_warnings.begin(), all_warnings.end(), w) == all_warnings.end())
+				all_warnings.push_back(w);
+		report.error = error.msg;
+		figures.push_back(figures_of(m->ex));
+		reports.push_back(std::move(report));
+		ms.push_back(std::move(m));
+		if (ms.back()->ex.result.interrupted)
+			break;
 	}
-	const Execution &ex = m.ex;
-	const RunResult &result = ex.result;
-	report.plan = &m.plan;
-	report.ex = &ex;
-	report.fill_seconds = m.fill_seconds;
-	report.verify = m.verify;
-	report.verdict = m.verdict;
-	if (opt.timing)
-		report.memory = m.memory;
-	if (opt.verbose)
-		report.env = describe(m.plan, *m.buffers[0]);
-	report.warnings = m.warnings;
-	report.warnings.insert(report.warnings.end(), m.verdict_warnings.begin(), m.verdict_warnings.end());
-	if (m.rate && !m.rate->met)
-		report.warnings.push_back(rate_warning(*m.rate));
-	emit_warnings(report.warnings);
-	report.warnings.insert(report.warnings.begin(), m.early.begin(), m.early.end());
-	report.error = error.msg;
-	if (ran_any(ex.shared) || result.interrupted) {
+	// The median run's report (one run: that run's), with every run's
+	// warnings; a series cut short by a signal or an error: its last run's.
+	const bool whole = reports.size() == count && !ms.back()->ex.result.interrupted && !error;
+	std::size_t pick = whole && count >= 2 ? mark_median(figures) : reports.size() - 1;
+	Report &report = reports[pick];
+	const Execution &ex = ms[pick]->ex;
+	report.header_shown = header_shown;
+	if (whole && count >= 2) {
+		report.runs = figures;
+		report.warnings = all_warnings;
+	}
+	if (ran_any(ex.shared) || ex.result.interrupted) {
 		std::string text = printed([&](std::FILE *mem) { opt.json ? print_json(mem, report) : print_human(mem, report); });
 		if (int status = deliver(out, text, scope.waiter)) {
 			if (error && status != 128 + SIGPIPE)
@@ -106,7 +164,7 @@ int run_plain(const Options &opt, std::FILE *out)
 		print_error(error);
 		return error.status;
 	}
-	return result.interrupted ? scope.waiter.exit_status() : exit_ok;
+	return ex.result.interrupted ? scope.waiter.exit_status() : exit_ok;
 }
 
 const Mode memory_mode = {"-T", [](const Options &o) { return o.op == Options::Op::none; }, check_test,

@@ -92,6 +92,7 @@ struct Plan {
 	std::string loop_backing_error;	// the first that sdb may not evict: "FILE of loopN: why"
 	Fd exclusive;			// O_EXCL hold on a block device during writes
 	std::vector<Fd> locks;		// the run's lock on each target (hold_lock())
+	bool bounded_read = false;	// a device read without -s or -t: one pass, -t device_read_seconds
 	std::uint64_t verify_seed = 0;	// --verify writes: from /dev/urandom, in every unit's header
 };
 
@@ -647,10 +648,20 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 	return {};
 }
 
+// A read of a block device with neither -s nor -t: the most seconds it
+// runs, in one pass (hdparm -t reads for about 3; the whole of an 8 TB disk
+// takes 12 hours).
+constexpr double device_read_seconds = 10;
+
 // Bytes per thread and where each thread's region starts.
 Error size_targets(Plan &plan, Files files)
 {
 	const Options &o = plan.opt;
+	if (!o.size && o.time_limit <= 0 && o.op == Options::Op::read && !plan.targets.empty() &&
+	    plan.targets[0].kind == Kind::block) {
+		plan.opt.time_limit = device_read_seconds;
+		plan.bounded_read = true;
+	}
 	for (std::size_t i = 0; i < plan.targets.size(); i++) {
 		Target &t = plan.targets[i];
 		if (o.size) {

@@ -10,6 +10,7 @@
 #include "profiles.h"
 #include "options.h"
 #include "stats.h"
+#include "spread.h"
 #include "plan.h"
 #include "buffer.h"
 #include "uring.h"
@@ -334,31 +335,13 @@ Error probe_direct(QuickFile &q, bool keep)
 	return {};
 }
 
-double median(std::vector<double> v)
-{
-	if (v.empty())
-		return 0;
-	std::sort(v.begin(), v.end());
-	return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-struct Spread {
-	double median = 0, min = 0, max = 0;
-};
-
 template <typename F>
 Spread spread(const QuickRow &row, F value)
 {
 	std::vector<double> v;
 	for (const QuickRun &r : row.runs)
 		v.push_back(value(r));
-	Spread s;
-	if (!v.empty()) {
-		s.median = median(v);
-		s.min = *std::min_element(v.begin(), v.end());
-		s.max = *std::max_element(v.begin(), v.end());
-	}
-	return s;
+	return spread_of(v);
 }
 
 double p99_of(const QuickRun &r) { return static_cast<double>(r.latency.percentile(0.99)); }

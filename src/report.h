@@ -9,6 +9,7 @@
 #include "json.h"
 #include "options.h"
 #include "stats.h"
+#include "spread.h"
 #include "plan.h"
 #include "pace.h"
 #include "worker.h"
@@ -165,7 +166,70 @@ struct Report {
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
 	bool header_shown = false;	// run_header() went to the terminal before the run
+	std::vector<RunFigures> runs;	// --runs N: every run's figures; the report is the median run's
 };
+
+// --runs: the bytes per second, IOPS or p99 of every run.
+template <typename F>
+std::vector<double> run_values(const std::vector<RunFigures> &runs, F value)
+{
+	std::vector<double> v;
+	for (const RunFigures &f : runs)
+		if (std::optional<double> x = value(f))
+			v.push_back(*x);
+	return v;
+}
+
+std::optional<double> bps_figure(const RunFigures &f) { return f.bytes_per_second; }
+std::optional<double> iops_figure(const RunFigures &f) { return f.iops; }
+std::optional<double> p99_figure(const RunFigures &f) { return f.p99_ns; }
+
+// "1.29 GiB/s (1.08 - 1.44; 95% interval 1.12 - 1.43)": a median, its
+// range and its interval, in the median's unit (divisor, name).
+std::string spread_words(const Spread &s, double unit, const char *name, int decimals)
+{
+	std::string text = format("%.*f %s (%.*f - %.*f", decimals, s.median / unit, name, decimals, s.min / unit, decimals,
+				  s.max / unit);
+	if (s.ci95_low)
+		text += format("; 95%% interval %.*f - %.*f", decimals, std::max(0.0, *s.ci95_low) / unit, decimals,
+			       *s.ci95_high / unit);
+	return text + ")";
+}
+
+// The unit format_rate() or format_ns() gives a value, as a divisor and a name.
+std::pair<double, std::string> unit_of(const std::string &formatted)
+{
+	static const std::pair<const char *, double> units[] = {{"GiB/s", GiB}, {"MiB/s", MiB}, {"KiB/s", KiB}, {"ns", 1},
+								  {"us", 1e3},  {"ms", 1e6},  {"s", 1e9}};
+	std::string name = formatted.substr(formatted.rfind(' ') + 1);
+	for (const auto &[n, d] : units)
+		if (name == n)
+			return {d, name};
+	return {1, name};
+}
+
+// --runs N: a line per run, then the medians with their spread.
+void print_runs(std::FILE *out, const std::vector<RunFigures> &runs, bool latency)
+{
+	std::fprintf(out, "Runs: %zu, back to back; the report above is the median run's\n", runs.size());
+	for (std::size_t i = 0; i < runs.size(); i++) {
+		const RunFigures &f = runs[i];
+		std::fprintf(out, "  Run %2zu: %.6f seconds -> %s, %.2f IOPS%s%s\n", i + 1, f.seconds,
+			     format_rate(f.bytes_per_second).c_str(), f.iops,
+			     latency && f.p99_ns ? format(", p99 %s", format_ns(static_cast<std::uint64_t>(*f.p99_ns)).c_str()).c_str() : "",
+			     f.median ? "  (the median run)" : "");
+	}
+	Spread bps = spread_of(run_values(runs, bps_figure));
+	auto [rate_unit, rate_name] = unit_of(format_rate(bps.median));
+	std::fprintf(out, "Median: %s, %s", spread_words(bps, rate_unit, rate_name.c_str(), 2).c_str(),
+		     spread_words(spread_of(run_values(runs, iops_figure)), 1, "IOPS", 2).c_str());
+	if (std::vector<double> p99 = run_values(runs, p99_figure); latency && !p99.empty()) {
+		Spread s = spread_of(p99);
+		auto [ns_unit, ns_name] = unit_of(format_ns(static_cast<std::uint64_t>(s.median)));
+		std::fprintf(out, ", p99 %s", spread_words(s, ns_unit, ns_name.c_str(), 1).c_str());
+	}
+	std::fputs("\n", out);
+}
 
 // CPU time of the whole process (all threads, the kernel's io-wq workers
 // among them) during the window, and per I/O: ns_per_io from the seconds
@@ -213,7 +277,8 @@ std::string describe_run(const Plan &p)
 	if (o.ramp > 0) flags += format(", %g s ramp first (not counted)", o.ramp);
 	if (o.rate.per_second > 0)
 		flags += format(", open loop at %s IOPS per thread", format_count(ios_per_second(o.rate, p.block_size)).c_str());
-	std::string limit = o.time_limit > 0 ? format(", %g s per thread", o.time_limit) : "";
+	std::string limit = o.time_limit > 0 ? format(", %g s per thread%s", o.time_limit,
+						      p.bounded_read ? " at most (a device read without -s or -t)" : "") : "";
 	std::string size = p.targets.empty() ? "" : format_bytes(p.targets[0].size) + " per thread";
 	for (const Target &t : p.targets)
 		if (t.size != p.targets[0].size)
@@ -262,11 +327,28 @@ void print_side(std::FILE *out, const char *name, std::uint64_t bytes, std::uint
 		     format_rate(rate(bytes, secs)).c_str(), rate(ops, secs), latency_summary(latency).c_str());
 }
 
-void print_thread(std::FILE *out, const Worker &w, bool latency)
+// A thread's window too short to quote: under 1 s or under 100 I/Os.
+bool short_window(const Worker &w)
+{
+	return (w.end_ns - w.start_ns) < 1000000000 || w.ops < 100;
+}
+
+// A short window's words at the end of its Thread line: how many I/Os in
+// how long, and (where one run was asked for) how to get a number to quote.
+std::string short_words(const Worker &w, const Options &o)
+{
+	if (!short_window(w) || w.ops == 0)
+		return "";
+	return format(" (a short run: %" PRIu64 " I/O%s in %.2f s%s)", w.ops, w.ops == 1 ? "" : "s",
+		      (w.end_ns - w.start_ns) / 1e9, o.runs >= 2 ? "" : "; --runs 5 for a number to quote");
+}
+
+void print_thread(std::FILE *out, const Worker &w, const Options &o, bool latency)
 {
 	double secs = (w.end_ns - w.start_ns) / 1e9;
-	std::fprintf(out, "Thread %2u (CPU: %2d%s): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops\n", w.id, w.cpu,
-		     w.pinned ? ", pinned" : "", secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops);
+	std::fprintf(out, "Thread %2u (CPU: %2d%s): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops%s\n", w.id, w.cpu,
+		     w.pinned ? ", pinned" : "", secs, format_rate(rate(w.bytes, secs)).c_str(), rate(w.ops, secs), w.ops,
+		     short_words(w, o).c_str());
 	if (latency)
 		std::fprintf(out, "           %s\n", latency_summary(w.latency).c_str());
 	if (w.read_latency) {
@@ -641,7 +723,7 @@ void print_human(std::FILE *out, const Report &r)
 				     format_bytes(w->target->size).c_str(), is_mix(o) ? "mix" : "random writes");
 	const bool latency = o.random || o.fsync_every || is_mix(o) || o.rate.per_second > 0;	// where latency is shown
 	for (auto &w : r.ex->shared.workers)
-		print_thread(out, *w, latency);
+		print_thread(out, *w, o, latency);
 	if (o.threads > 1)
 		std::fprintf(out, "Total (%u threads): %.6f seconds -> %s, %.2f IOPS in %" PRIu64 " loops, %s\n", o.threads,
 			     t.wall, format_rate(rate(t.bytes, t.wall)).c_str(), rate(t.ops, t.wall), t.ops,
@@ -695,6 +777,8 @@ void print_human(std::FILE *out, const Report &r)
 	std::fprintf(out, "CPU: %.2f s user, %.2f s system\n", cpu.user, cpu.system);
 	if (r.env)
 		std::fprintf(out, "%s\n", cpu_per_io_line(cpu).c_str());
+	if (r.runs.size() >= 2)
+		print_runs(out, r.runs, latency);
 	if (r.ex->result.interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }

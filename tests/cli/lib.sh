@@ -102,6 +102,8 @@ end_held() {
 	INT) want=130 ;; TERM) want=143 ;; PIPE) want=141 ;;
 	esac
 }
+# sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
+sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
 # has_read PID BYTES: PID has read at least BYTES (rchar of /proc/PID/io,
 # which counts pread; sdb reads only a few KiB before its timed loop).
 has_read() { local n; n=$(sed -n 's/^rchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }

@@ -7,8 +7,6 @@
 # quota, reports the write cache, and counts overlayfs on its upper
 # directory's device.  Each case is built for real and checked against
 # the kernel's own view: /sys/block/X/stat, cpu.stat, fincore as root.
-# sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
-sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
 # disk_of PATH: the block device under PATH's file system ("" for none).
 disk_of() { local d; d=$(readlink -f "/sys/dev/block/$(stat -c '%Hd:%Ld' "$1")") && [ -f "$d/stat" ] && basename "$d"; }
 metal_keys='["busy","bytes","delivered","evidence","fua","limit","link","name","other_bytes","path","reason","stack","verified","write_cache"]'

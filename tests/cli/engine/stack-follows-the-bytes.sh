@@ -9,8 +9,6 @@
 # from its layer's device, an upper layer on tmpfs called memory; fuse2fs
 # over a loop device counted on that device.  Each stack is built for real and held against
 # the kernel's counters of every level (/sys/block/X/stat).
-# sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
-sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
 	skipped "the stack follows the bytes" "needs root and losetup"
 	exit

@@ -8,8 +8,6 @@
 # loop device below the one sdb reads) and the loop device's counters
 # (/sys/block/X/stat), a kill -STOP whose length the test measures, and a
 # writer on the device during a read (the device's sectors written).
-# sectors DEV FIELD: bytes in DEV's stat field (3: sectors read, 7: written).
-sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/stat"; }
 reads_done() { awk '{print $1}' "/sys/class/block/$1/stat"; }
 
 run -r -f /dev/zero -s 16m --json

@@ -60,8 +60,8 @@ for bad in --quick=fast "--quick --runs 0" "--quick --runs 101"; do
 	run $bad -f qs -t 0.2 -s 16m
 	check "$bad: usage error, one line, no file" "2 1 " "$rc $(grep -c '^sdb: ' <<<"$err") $(ls qs)"
 done
-run -w -f qs/x --runs 2
-check "--runs without --quick: usage error" 2 "$rc"
+run -w -f qs/x --runs 2 --explain
+check "--runs with --explain (not --quick): usage error, no file" "2 " "$rc $(ls qs)"
 
 # --explain prints fio's command lines and touches nothing.
 run --quick --explain -f qs
