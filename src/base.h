@@ -26,7 +26,9 @@
 
 namespace {
 
-enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2 };	// 128 + n: ended by signal n
+// Exit statuses; 128 + n: ended by signal n.  exit_regression: --compare
+// --fail-slower found a test slower than it allows.
+enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2, exit_regression = 3 };
 
 // The mark sdb leaves on the files it creates (an extended attribute,
 // where the file system keeps them): it rewrites those freely, and empty

@@ -240,6 +240,22 @@ std::vector<Row> compare_rows(const Compared &a, const Compared &b)
 	return rows;
 }
 
+// --fail-slower PCT: the row got worse (rate or IOPS down, p99 up) by more
+// than PCT percent with its whole 95% interval beyond that; a row with no
+// interval is never called slower.
+bool slower_beyond(const Row &r, double pct)
+{
+	if (!r.change.low)
+		return false;
+	const double limit = pct / 100;
+	return r.metric == "p99_ns" ? *r.change.low > limit : *r.change.high < -limit;
+}
+
+const char *metric_label(const Row &r)
+{
+	return r.metric == "bytes_per_second" ? "rate" : r.metric == "iops" ? "IOPS" : "p99";
+}
+
 std::string figure_words(const Row &r, const Figure &f)
 {
 	double v = f.samples.size() >= 2 ? mean(f.samples) : f.value;
@@ -259,7 +275,8 @@ std::string change_words(const Change &c)
 	return s + (c.significant() ? ": significant" : ": no significant difference");
 }
 
-void print_compare_human(std::FILE *out, const Compared &a, const Compared &b, const std::vector<Row> &rows)
+void print_compare_human(std::FILE *out, const Compared &a, const Compared &b, const std::vector<Row> &rows,
+			 double fail_slower)
 {
 	std::fprintf(out, "sdb %s compare: %s (old) against %s (new), changes with 95%% intervals\n", SDB_VERSION,
 		     input_name(a.file).c_str(), input_name(b.file).c_str());
@@ -268,32 +285,48 @@ void print_compare_human(std::FILE *out, const Compared &a, const Compared &b, c
 		if (r.test != last)
 			std::fprintf(out, "%s\n", r.test.c_str());
 		last = r.test;
-		const char *label = r.metric == "bytes_per_second" ? "rate" : r.metric == "iops" ? "IOPS" : "p99";
-		std::fprintf(out, "  %-5s %s -> %s: %s\n", label, figure_words(r, r.old_figure).c_str(),
+		std::fprintf(out, "  %-5s %s -> %s: %s\n", metric_label(r), figure_words(r, r.old_figure).c_str(),
 			     figure_words(r, r.new_figure).c_str(), change_words(r.change).c_str());
 	}
+	if (fail_slower < 0)
+		return;
+	std::string failing;
+	for (const Row &r : rows)
+		if (slower_beyond(r, fail_slower))
+			failing += format("%s%s %s (%s)", failing.empty() ? "" : "; ", r.test.c_str(), metric_label(r),
+					  change_words(r.change).c_str());
+	if (failing.empty())
+		std::fprintf(out, "--fail-slower %g%%: no test slower by more, with its whole interval\n", fail_slower);
+	else
+		std::fprintf(out, "--fail-slower %g%%: slower: %s\n", fail_slower, failing.c_str());
 }
 
 std::string json_optional(const std::optional<double> &v) { return v ? json_number(*v) : "null"; }
 
-void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std::vector<std::string> &warnings)
+void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std::vector<std::string> &warnings,
+			double fail_slower)
 {
 	std::string doc = format("{\"version\": %s, \"compare\": [", json_string(SDB_VERSION).c_str());
 	for (std::size_t i = 0; i < rows.size(); i++) {
 		const Row &r = rows[i];
 		auto value = [](const Figure &f) { return f.samples.size() >= 2 ? mean(f.samples) : f.value; };
 		doc += format("%s\n  {\"name\": %s, \"metric\": \"%s\", \"old\": %s, \"new\": %s, \"change\": %s, \"low\": %s, "
-			      "\"high\": %s, \"significant\": %s}",
+			      "\"high\": %s, \"significant\": %s%s}",
 			      i ? "," : "", json_string(r.test).c_str(), r.metric.c_str(), json_number(value(r.old_figure)).c_str(),
 			      json_number(value(r.new_figure)).c_str(), json_number(r.change.change).c_str(),
 			      json_optional(r.change.low).c_str(), json_optional(r.change.high).c_str(),
-			      r.change.low ? json_bool(r.change.significant()).c_str() : "null");
+			      r.change.low ? json_bool(r.change.significant()).c_str() : "null",
+			      fail_slower < 0 ? "" : format(", \"slower\": %s", json_bool(slower_beyond(r, fail_slower)).c_str()).c_str());
 	}
-	doc += "],\n \"warnings\": " + json_warnings(warnings) + "}\n";
+	doc += "]";
+	if (fail_slower >= 0)
+		doc += ",\n \"fail_slower\": " + json_number(fail_slower);
+	doc += ",\n \"warnings\": " + json_warnings(warnings) + "}\n";
 	std::fputs(doc.c_str(), out);
 }
 
-// sdb --compare OLD NEW [--json] [--html FILE].  doc, for --html: the
+// sdb --compare OLD NEW [--json] [--html FILE] [--fail-slower PCT]: exit 3
+// (exit_regression) when a row is slower_beyond() PCT.  doc, for --html: the
 // comparison's document, made with or without --json.  A signal while an
 // input is read (standard input) or while stdout is blocked ends it:
 // exit 128+n.
@@ -321,25 +354,28 @@ int run_compare(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	}
 	emit_warnings(warnings);
 	if (doc)
-		*doc = printed([&](std::FILE *mem) { print_compare_json(mem, rows, warnings); });
+		*doc = printed([&](std::FILE *mem) { print_compare_json(mem, rows, warnings, opt.fail_slower); });
 	std::string text = opt.json && doc ? *doc : printed([&](std::FILE *mem) {
-		opt.json ? print_compare_json(mem, rows, warnings) : print_compare_human(mem, a, b, rows);
+		opt.json ? print_compare_json(mem, rows, warnings, opt.fail_slower)
+			 : print_compare_human(mem, a, b, rows, opt.fail_slower);
 	});
 	if (int status = deliver(out, text, scope.waiter)) {
 		if (doc)
 			doc->clear();	// as a run's: no page of a report cut short
 		return status;
 	}
+	if (opt.fail_slower >= 0 && std::any_of(rows.begin(), rows.end(), [&](const Row &r) { return slower_beyond(r, opt.fail_slower); }))
+		return exit_regression;
 	return exit_ok;
 }
 
 // --compare's rules: it reads two results and runs nothing, so only
-// --json and --html go with it.
+// --json, --html and --fail-slower go with it.
 Error check_compare(const Options &o)
 {
 	for (const std::string &g : o.given) {
 		std::string name = g.substr(0, g.find('='));
-		if (name != "--compare" && name != "--json" && name != "--html")
+		if (name != "--compare" && name != "--json" && name != "--html" && name != "--fail-slower")
 			return usage_error("--compare and %s: --compare reads two saved results, it runs nothing", name.c_str());
 	}
 	if (o.compare_files.size() != 2)

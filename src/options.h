@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdint>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -66,6 +67,8 @@ constexpr char usage_text[] =
 	"      --html FILE         also write a self-contained HTML page with charts: a run, --quick, --merge,\n"
 	"                          --hosts or --compare; over an existing file only if sdb wrote it (else --force)\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
+	"      --fail-slower PCT   with --compare: exit 3 when a test got slower by over PCT%\n"
+	"                          (rate or IOPS down, p99 up), its whole 95% interval beyond it\n"
 	"      --probe             fake-capacity check of -f (a device needs --force): is all of it real?\n"
 	"      --destructive       with --probe: do not save and restore the units it overwrites\n"
 	"      --journal PATH      with --probe: the undo journal, a new file off the target's file system\n"
@@ -256,6 +259,7 @@ struct Options {
 	std::string html;		// --html FILE; empty: none
 	bool compare = false;		// --compare: compare_files (OLD, NEW) are the operands
 	std::vector<std::string> compare_files;
+	double fail_slower = -1;	// --fail-slower PCT; -1: not given
 	std::vector<HostSpec> hosts;	// --hosts
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
 	unsigned fanout = 0;		// --fanout: hosts at once; 0: all
@@ -274,7 +278,7 @@ struct Parsed {
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
 	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_journal, opt_restore, opt_compare, opt_html,
-	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep };
+	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep, opt_fail_slower };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -317,6 +321,7 @@ const option long_options[] = {
 	{"host-timeout", required_argument, nullptr, opt_host_timeout},
 	{"rate", required_argument, nullptr, opt_rate},
 	{"sweep", no_argument, nullptr, opt_sweep},
+	{"fail-slower", required_argument, nullptr, opt_fail_slower},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -601,6 +606,15 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	case opt_merge: o.merge = true; break;
 	case opt_probe: o.probe = true; break;
 	case opt_compare: o.compare = true; break;
+	case opt_fail_slower: {
+		char *end = nullptr;
+		errno = 0;
+		double v = std::strtod(arg, &end);
+		if (end == arg || *end || errno || !(v >= 0 && v <= 1000))
+			return usage_error("%s %s: a percentage from 0 to 1000 (5, 2.5)", name.c_str(), arg);
+		o.fail_slower = v;
+		break;
+	}
 	case opt_html:
 		o.html = arg;
 		if (o.html.empty())
@@ -705,6 +719,8 @@ Error check_given(const Options &o)
 		return usage_error("--journal: only meaningful with --probe (without --destructive)");
 	if (o.hosts.empty() && (o.fanout || o.host_timeout > 0))
 		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
+	if (o.fail_slower >= 0 && !o.compare)
+		return usage_error("--fail-slower: only meaningful with --compare");
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
 	if (o.runs && !o.quick && (o.op == Options::Op::none || o.sweep || o.explain || o.probe || !o.hosts.empty()))

@@ -18,8 +18,8 @@
 
 #include <algorithm>
 #include <csignal>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 

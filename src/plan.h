@@ -648,8 +648,8 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 	return {};
 }
 
-// A read of a block device with neither -s nor -t: the most seconds it
-// runs, in one pass (hdparm -t reads for about 3; the whole of an 8 TB disk
+// A read of a block device with neither -s nor -t (nor --verify, which
+// checks every unit): the most seconds it runs, in one pass (hdparm -t reads for about 3; the whole of an 8 TB disk
 // takes 12 hours).
 constexpr double device_read_seconds = 10;
 
@@ -657,8 +657,8 @@ constexpr double device_read_seconds = 10;
 Error size_targets(Plan &plan, Files files)
 {
 	const Options &o = plan.opt;
-	if (!o.size && o.time_limit <= 0 && o.op == Options::Op::read && !plan.targets.empty() &&
-	    plan.targets[0].kind == Kind::block) {
+	if (!o.size && o.time_limit <= 0 && o.op == Options::Op::read && !o.verify && !plan.targets.empty() &&
+	    plan.targets[0].kind == Kind::block) {	// --verify checks all of it
 		plan.opt.time_limit = device_read_seconds;
 		plan.bounded_read = true;
 	}

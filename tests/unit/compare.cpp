@@ -59,6 +59,21 @@ TEST_CASE("change_of: one value each gives a change and no interval")
 	CHECK(change_words(c) == "-25.0% (no interval: one value each)");
 }
 
+TEST_CASE("slower_beyond: worse by more than PCT, the whole interval beyond it")
+{
+	Figure old_f{0, {100, 102, 98, 101, 99}};
+	Figure slower{0, {80, 82, 78, 81, 79}}, a_bit{0, {96, 98, 94, 97, 95}}, faster{0, {120, 122, 118, 121, 119}};
+	auto row = [&](const char *metric, const Figure &n) { return Row{"t", metric, old_f, n, change_of(old_f, n)}; };
+	CHECK(slower_beyond(row("bytes_per_second", slower), 10));	// -20%, interval about [-23%, -17%]
+	CHECK_FALSE(slower_beyond(row("bytes_per_second", slower), 19));	// the interval reaches past -19%
+	CHECK_FALSE(slower_beyond(row("iops", a_bit), 10));	// -4%: within the threshold
+	CHECK_FALSE(slower_beyond(row("iops", faster), 10));
+	CHECK(slower_beyond(row("p99_ns", faster), 10));	// p99 up 20%: slower
+	CHECK_FALSE(slower_beyond(row("p99_ns", slower), 10));	// p99 down: faster
+	Row single{"t", "bytes_per_second", Figure{100, {}}, Figure{10, {}}, change_of(Figure{100, {}}, Figure{10, {}})};
+	CHECK_FALSE(slower_beyond(single, 10));	// no interval: never called slower
+}
+
 TEST_CASE("t975: Student's t for small samples, the normal's 1.96 for large ones")
 {
 	CHECK(t975(2) == doctest::Approx(4.303));

@@ -114,6 +114,10 @@ check "a device read without -s or -t, under 10 s of it: one pass, the whole dev
 run -r -f "$loop" -b 1m -D
 contains "a device read without -s or -t: the header says why 10 s" "$out" \
 	", 10 s per thread at most (a device read without -s or -t), O_DIRECT: $loop"
+"$sdb" -w -f "$loop" -b 1m -s 256m -D --verify --force >/dev/null 2>&1
+run -r -f "$loop" -b 1m -D --verify --json
+check "a device --verify read without -s or -t: not bounded, all of it checked" "0 null 268435456 0" \
+	"$rc $(jq -r '"\(.options.time_limit) \(.total.bytes) \(.verify.bad)"' <<<"$out")"
 run -r -f "$loop" -b 1m -D -t 1
 contains "a device read with -t: its own time, no default said" "$out" ", 1 s per thread, O_DIRECT: $loop"
 run -r -f "$loop" -b 1m -D -s 8m

@@ -4,7 +4,8 @@
 # without a 40 MiB/s blkio throttle) is significant; two throttled runs of
 # one configuration are not (each after a 1 s ramp: the throttle lets a
 # burst through at its start, which one run can catch more of than the
-# other); a quick suite compares test by test.
+# other); a quick suite compares test by test; --fail-slower exits 3 where
+# the new one is slower beyond its threshold, interval and all.
 . "$(dirname "$0")/../lib.sh"
 run -w -f cmp -s 64m -R
 run -r -f cmp -s 64m -b 1m --json; echo "$out" >cmp-a.json
@@ -19,6 +20,8 @@ check "--compare --json: the same document, no change, intervals" "0 0 true" \
 	"$rc $(jq '.compare[0].change' <<<"$out") $(jq '.compare[0].low <= 0 and .compare[0].high >= 0 and .compare[0].significant == false' <<<"$out")"
 bad_input 2 "--compare: needs OLD NEW" --compare cmp-a.json
 bad_input 2 "--compare and --block-size" --compare cmp-a.json cmp-b.json -b 4k
+bad_input 2 "--fail-slower: only meaningful with --compare" -r -f cmp --fail-slower 5
+bad_input 2 "--fail-slower -1: a percentage from 0 to 1000" --compare cmp-a.json cmp-b.json --fail-slower -1
 echo '{"version": "0.1.0"}' >cmp-c.json
 bad_input 1 "cmp-c.json: not an sdb run, quick suite or merge" --compare cmp-a.json cmp-c.json
 echo 'not json' >cmp-d.json
@@ -46,6 +49,20 @@ else
 		"$rc $(jq -r '[.compare[] | select(.metric == "bytes_per_second") | .significant, .low > 1] | map(tostring) | join(" ")' <<<"$out")"
 	run --compare cmp-a.json cmp-c.json
 	contains "--compare: significant in words" "$out" ": significant"
+	# --fail-slower: a regression gate.  Free (old) to throttled (new) is
+	# slower beyond 10%, its interval too: exit 3, the test named; the
+	# other way, and two throttled runs, pass.
+	run --compare cmp-c.json cmp-a.json --fail-slower 10
+	check "--fail-slower 10, free then throttled: exit 3, the slower rate named" "3 1" \
+		"$rc $(grep -c '^--fail-slower 10%: slower: read seq 1 MiB Q1T1 rate (-[0-9.]*% \[-[0-9.]*%, -[0-9.]*%\]' <<<"$out")"
+	run --compare cmp-c.json cmp-a.json --fail-slower 10 --json
+	check "--fail-slower --json: exit 3, the rate row slower, the threshold kept" "3 true 10" \
+		"$rc $(jq -r '"\(.compare[] | select(.metric == "bytes_per_second") | .slower) \(.fail_slower)"' <<<"$out")"
+	run --compare cmp-a.json cmp-c.json --fail-slower 10
+	check "--fail-slower 10, throttled then free (faster): exit 0, none slower" "0 1" \
+		"$rc $(grep -c '^--fail-slower 10%: no test slower by more' <<<"$out")"
+	run --compare cmp-a.json cmp-b.json --fail-slower 10
+	check "--fail-slower 10, two throttled runs: exit 0" 0 "$rc"
 	losetup -d "$loop"; loop=
 	rm -f cmp.img cmp-?.json
 fi
