@@ -4,7 +4,8 @@
 # Every sdb command in README.md (its lines indented by four spaces that
 # start with "sdb -" or "./sdb -") and in sdb.1's EXAMPLES (the lines of its
 # .EX blocks that start with "sdb -"; a "  # comment" after one is left
-# out) runs here and must exit 0, as the
+# out) runs here and must exit 0 (or 3, the exit of --fail-slower that the
+# documents give it, where two runs of one disk differ by chance), as the
 # documents say it does: the documents cannot drift from the program.  Each
 # document's commands run in order in one scratch directory, as a reader
 # types them.  What a reader's names stand for here:
@@ -72,7 +73,7 @@ run_commands() {
 			continue
 		fi
 		out=$(cd "$dir" && timeout -k 5 120 bash -o pipefail -c "$runs" 2>&1 </dev/null); rc=$?
-		if [ "$rc" = 0 ]; then ok "$doc: $cmd"
+		if [ "$rc" = 0 ] || { [ "$rc" = 3 ] && [[ $cmd == *--fail-slower* ]]; }; then ok "$doc: $cmd"
 		else bad "$doc: $cmd" "exit $rc (ran: $runs): $(tail -n 3 <<<"$out")"; fi
 	done <"$list"
 	[ "$n" -gt 0 ] || bad "$doc: no commands found"
