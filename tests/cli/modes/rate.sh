@@ -85,8 +85,10 @@ else
 	# one at 20% of the limit, from p99s that went up and down).  The
 	# light load ran twice: two p99s in the JSON, the first the 10% row's.
 	throttled -r -f "$loop" -b 4k -m rand -D -t 1 --sweep --json
-	check "--sweep under the throttle: the maximum is the throttle's (+-15%)" "0 true" \
-		"$rc $(jq -r --argjson l $limit '.total.iops / $l | . > 0.85 and . < 1.15' <<<"$out")"
+	# (+-30%: a 1 s maximum catches the throttle's opening burst, which
+	# under the sanitizers once took it past +15%; the device gives 20x.)
+	check "--sweep under the throttle: the maximum is the throttle's (+-30%)" "0 true" \
+		"$rc $(jq -r --argjson l $limit '.total.iops / $l | . > 0.7 and . < 1.3' <<<"$out")"
 	check "--sweep under the throttle: no knee, the warning names the throttle" "null true" \
 		"$(jq -c '.knee' <<<"$out") $(jq '.warnings | any(test("^--sweep: the maximum was a throttle.s \\(.* read IOPS limit on .*: no knee of the device.s is named"))' <<<"$out")"
 	check "--sweep: the light load measured twice, the first its row's" "2 true" \
