@@ -85,7 +85,7 @@ endif
 # The wings (sdb.cpp's include list): the ground floor stands on nothing
 # but itself; the offline wing reads saved documents, and reaches only the
 # ground floor, options and itself, never the engine or the report.
-GROUND = base signals sys json stats spread pace profiles
+GROUND = base signals sys json stats spread pts pace profiles
 OFFLINE = fleet load merge compare hosts charts html
 
 # Each module compiles alone, with nothing before it but what it includes
