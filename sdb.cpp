@@ -26,6 +26,7 @@
 #include "src/pace.h"	// --rate: the rate, the due-time schedule, whether the load was met
 #include "src/stats.h"	// Permutation, Histogram and its JSON keys, LiveHistogram, MixChooser, Sample
 #include "src/spread.h"	// median, range and 95% interval of repeated values; a repeated run's figures
+#include "src/pts.h"	// SNIA PTS's steady-state test over rounds, and its words
 
 // The command line.
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
@@ -65,8 +66,9 @@
 // The modes that run plans.
 #include "src/outputs.h"	// the page's path, checked before any I/O: the overwrite rule for every file sdb writes
 #include "src/repeat.h"	// --runs N of a plain run: each run's figures, the median one
-#include "src/plain.h"	// the plain run (-w, -r, -M) and -T alone
+#include "src/plain.h"	// the plain run (-w, -r, -M), a series of runs, and -T alone
 #include "src/quick.h"	// --quick: the suite, its table and JSON
+#include "src/steady.h"	// --steady: rounds until SNIA PTS steady state; --precondition
 #include "src/explain.h"	// --explain: fio command lines
 #include "src/journal.h"	// --probe's undo journal; --restore: a cut-short probe's units put back
 #include "src/probe.h"	// --probe: is all of the claimed capacity real?
@@ -86,10 +88,10 @@ namespace {
 
 // The modes, in the order they are chosen: the first whose chosen() says
 // so runs.  --merge, --compare, --restore and --probe run no test; --hosts, --sweep
-// and --explain come before --quick and the plain run, which they run or
-// explain.
+// and --explain come before --steady, --quick and the plain run, which they
+// run or explain.
 const Mode *const modes[] = {
-	&compare_mode, &merge_mode, &restore_mode, &probe_mode, &hosts_mode, &sweep_mode, &explain_mode, &quick_mode, &memory_mode, &plain_mode,
+	&compare_mode, &merge_mode, &restore_mode, &probe_mode, &hosts_mode, &sweep_mode, &explain_mode, &steady_mode, &quick_mode, &memory_mode, &plain_mode,
 };
 
 const Mode &chosen_mode(const Options &opt)

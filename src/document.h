@@ -275,6 +275,8 @@ void print_json(std::FILE *out, const Report &r)
 	}
 	if (r.runs.size() >= 2)
 		doc += json_runs(r.runs);
+	if (r.steady)
+		doc += ",\n \"steady\": " + json_steady(*r.steady);
 	if (r.memory)
 		doc += ",\n \"memory\": " + json_memory(*r.memory);
 	if (r.env)

@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "buffer.h"
 #include "quick.h"
+#include "steady.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -184,13 +185,44 @@ int explain_quick(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-// -w/-r/-M --explain: the run make_plan would start, as one fio line.
-int explain_run(const Options &opt, std::FILE *out)
+// --steady --explain: fio's nearest, and how it differs.  fio's
+// steadystate= holds one criterion over ss_dur seconds of 1 s samples: the
+// largest deviation from the mean (bw, iops) or the least-squares slope in
+// percent of the mean per second (bw_slope, iops_slope).  PTS holds both a
+// range and a slope rule over five rounds; the slope one is the nearer:
+// |slope| x 4 rounds <= 10% of the average is 2.5% a round, 2.5/T % a second.
+std::string fio_steady(const Options &opt, double round_seconds, unsigned most, std::FILE *out)
 {
+	const std::string v = steady_variable(opt);
+	std::fprintf(out, "# --steady: sdb runs rounds of %g s (at most %u) and stops when the last five have a range "
+		     "of at most 20%% of their average and a least-squares excursion of at most 10%%; fio's steadystate= "
+		     "holds one rule over 1 s samples, here the slope one (2.5%% of the average a round)%s\n",
+		     round_seconds, most, v == "lat" ? "; fio has no latency criterion, so this is its IOPS one" : "");
+	return format("--steadystate=%s_slope:%s%% --ss_dur=%s", v == "bw" ? "bw" : "iops",
+		      format("%.3g", 2.5 / round_seconds).c_str(), fio_seconds(5 * round_seconds).c_str());
+}
+
+// -w/-r/-M --explain: the run make_plan would start, as one fio line
+// (--steady: its longest run, and first its precondition's).
+int explain_run(const Options &given, std::FILE *out)
+{
+	const bool steady = !given.steady.empty();
+	const Options opt = steady ? round_options(given) : given;
 	Plan plan;
 	if (Error e = make_plan(opt, plan)) {
 		print_error(e);
 		return e.status;
+	}
+	std::string steady_args;
+	if (steady) {
+		const unsigned most = given.rounds ? given.rounds : pts_default_rounds;
+		steady_args = " " + fio_steady(given, opt.time_limit, most, out);
+		plan.opt.time_limit = opt.time_limit * most;
+		if (given.precondition) {
+			Options pre = precondition_options(given, plan);
+			pre.block_size = precondition_block;
+			std::fprintf(out, "%s --loops=2\n", fio_command(pre, "precondition", files_of(plan)).c_str());
+		}
 	}
 	Options r = plan.opt;
 	r.block_size = plan.block_size;
@@ -205,7 +237,7 @@ int explain_run(const Options &opt, std::FILE *out)
 			     "when it was due\n");
 	if (fio_pages_differ(r))
 		std::fputs(fio_pages_note, out);
-	std::fprintf(out, "%s\n", fio_command(r, "sdb", files_of(plan)).c_str());
+	std::fprintf(out, "%s%s\n", fio_command(r, "sdb", files_of(plan)).c_str(), steady_args.c_str());
 	return exit_ok;
 }
 

@@ -79,6 +79,10 @@ constexpr char usage_text[] =
 	"      --sweep             latency against load: the maximum, then 10 steps at 10-100% of it, the knee\n"
 	"      --fanout N          with --hosts: at most N hosts at once, in waves (default all)\n"
 	"      --host-timeout SEC  with --hosts: stop a host that has not answered SEC s after its start\n"
+	"      --steady[=VAR]      rounds of -t SEC (default 60) until SNIA PTS steady state in VAR: bw, iops\n"
+	"                          or lat (default bw sequential, iops random), or 25 rounds: not steady\n"
+	"      --rounds N          with --steady: run all N rounds (5..1000), saying where steady state was left\n"
+	"      --precondition      with --steady: first write the target twice over, sequential 128 KiB I/Os\n"
 	"  -V, --version           print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"SIZE: a positive number with an optional k, m, g or t (1024-based), e.g. 4k, 64m, 1GiB\n"
@@ -266,6 +270,9 @@ struct Options {
 	double host_timeout = 0;	// --host-timeout: seconds; 0: none
 	Rate rate;			// --rate: per thread; per_second 0: closed loop
 	bool sweep = false;		// --sweep: the maximum, then steps of --rate (sweep.h)
+	std::string steady;		// --steady[=VAR]: "bw", "iops" or "lat"; empty: not given
+	unsigned rounds = 0;		// --rounds N; 0: not given (25 at most, stopping when steady)
+	bool precondition = false;	// --precondition: 2 x the target in 128 KiB writes before round 1
 };
 
 enum class Action { run, help, version };
@@ -278,7 +285,8 @@ struct Parsed {
 
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
 	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_journal, opt_restore, opt_compare, opt_html,
-	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep, opt_fail_slower };
+	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep, opt_fail_slower,
+	     opt_steady, opt_rounds, opt_precondition };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -322,6 +330,9 @@ const option long_options[] = {
 	{"rate", required_argument, nullptr, opt_rate},
 	{"sweep", no_argument, nullptr, opt_sweep},
 	{"fail-slower", required_argument, nullptr, opt_fail_slower},
+	{"steady", optional_argument, nullptr, opt_steady},
+	{"rounds", required_argument, nullptr, opt_rounds},
+	{"precondition", no_argument, nullptr, opt_precondition},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -576,6 +587,18 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	}
 	case opt_explain: o.explain = true; break;
+	case opt_steady:
+		o.steady = arg ? arg : "auto";
+		if (o.steady != "auto" && o.steady != "bw" && o.steady != "iops" && o.steady != "lat")
+			return usage_error("%s=%s: the steady variable is bw, iops or lat", name.c_str(), arg);
+		break;
+	case opt_rounds: {
+		auto v = parse_count(arg, 5, 1000);
+		if (!v) return usage_error("%s %s: rounds must be a whole number from 5 (the PTS window) to 1000", name.c_str(), arg);
+		o.rounds = *v;
+		break;
+	}
+	case opt_precondition: o.precondition = true; break;
 	case opt_fsync: {
 		auto v = parse_count(arg, 1, 999999999);
 		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1 to 999999999", name.c_str(), arg);
@@ -723,6 +746,19 @@ Error check_given(const Options &o)
 		return usage_error("--fail-slower: only meaningful with --compare");
 	if (o.keep && !o.quick)
 		return usage_error("--keep: only meaningful with --quick");
+	if ((o.rounds || o.precondition) && o.steady.empty())
+		return usage_error("%s: only meaningful with --steady", o.rounds ? "--rounds" : "--precondition");
+	if (!o.steady.empty() && !o.hosts.empty())
+		return usage_error("--steady and --hosts: not yet: the hosts' rounds are not merged; run --steady on "
+				   "each host");
+	if (!o.steady.empty() && (o.quick || o.sweep || o.probe || o.runs || o.merge || o.compare || !o.restore.empty()))
+		return usage_error("--steady and %s: %s", o.quick ? "--quick" : o.sweep ? "--sweep" : o.probe ? "--probe"
+				   : o.runs ? "--runs" : o.merge ? "--merge" : o.compare ? "--compare" : "--restore",
+				   o.quick ? "a suite of many tests; --steady rounds one workload"
+				   : o.sweep ? "the sweep's steps change the load; --steady holds one load until it settles"
+				   : o.probe ? "the probe checks capacity once, it has no speed to settle"
+				   : o.runs ? "the rounds are the repeats (--rounds N for a fixed count)"
+				   : "it reads saved documents and runs nothing");
 	if (o.runs && !o.quick && (o.op == Options::Op::none || o.sweep || o.explain || o.probe || !o.hosts.empty()))
 		return usage_error("--runs: repeats a -w, -r or -M run or a --quick suite%s",
 				   o.sweep ? " (--sweep runs its own steps)" : o.explain ? " (--explain runs nothing)"

@@ -1,6 +1,7 @@
 // plain: the plain run (-w, -r or -M, once or --runs N times, through
 // measure()) and -T alone (the memory ceiling and nothing else).  Offers run_plain() and
-// run_memory_only() to their row, memory_mode and plain_mode.
+// run_memory_only() to their row, memory_mode and plain_mode, and
+// run_series(), runs back to back and their report, to --steady.
 #pragma once
 
 #include "base.h"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,12 +51,14 @@ Error html_report(const std::string &path, const Report &report)
 }
 
 // What a finished run holds that its report does not need, let go: the
-// buffers (N runs hold one run's memory), the plan's locks and each
-// worker's descriptor (the next run takes the target's lock as this did).
+// buffers (N runs hold one run's memory), the plan's locks, its O_EXCL hold
+// on a block device and each worker's descriptor (the next run takes them
+// as this did).
 void release_run(Measurement &m)
 {
 	m.buffers.clear();
 	m.plan.locks.clear();
+	m.plan.exclusive = Fd();
 	for (auto &w : m.ex.shared.workers)
 		w->fd = Fd();
 }
@@ -71,26 +75,33 @@ void emit_new(const std::vector<std::string> &warnings, std::vector<std::string>
 	emit_warnings(fresh);
 }
 
-// One run, or --runs N of them back to back: measure(), saying the
-// target's warnings (and on a terminal what runs) before the first starts,
-// then the report (the median run's, with a line per run), on stdout and in
-// --html's page.  A run that fails or is interrupted ends the series there.
-// Returns the exit status.
-int run_plain(const Options &opt, std::FILE *out)
+// How run_series() repeats a run and says what the runs came to.  most:
+// runs at most; done: after each run, whether the series is complete
+// (given every run's figures so far); finished: called as each run ends
+// (--steady's row per round); summary: picks the run whose report is the
+// document's and adds what the series found to it.
+struct RunSeries {
+	unsigned most = 1;
+	std::function<bool(const std::vector<RunFigures> &)> done;
+	std::function<void(const std::vector<RunFigures> &)> finished;
+	std::function<std::size_t(std::vector<RunFigures> &, bool whole, Report &)> summary;
+};
+
+// The runs of a series back to back: measure(), saying the target's
+// warnings (and on a terminal what runs) before the first starts, then the
+// report (the run series.summary picks, with every run's warnings), on
+// stdout and in --html's page.  A run that fails or is interrupted ends the
+// series there; its last run's report is then the one shown.  Returns the
+// exit status.
+int run_series(const Options &opt, std::FILE *out, SignalScope &scope, const RunSeries &series)
 {
-	SignalScope scope;
-	if (Error e = scope.error()) {
-		print_error(e);
-		return e.status;
-	}
-	const unsigned count = opt.runs ? opt.runs : 1;
 	std::vector<std::unique_ptr<Measurement>> ms;
 	std::vector<Report> reports;
 	std::vector<RunFigures> figures;
 	std::vector<std::string> said, all_warnings;
 	bool header_shown = false;
 	Error error;
-	for (unsigned i = 0; i < count && !error; i++) {
+	for (unsigned i = 0; i < series.most && !error; i++) {
 		MeasureHow how;
 		how.ready = [&](const Plan &plan, const std::vector<std::string> &early) {
 			emit_new(early, said);
@@ -137,18 +148,23 @@ int run_plain(const Options &opt, std::FILE *out)
 		ms.push_back(std::move(m));
 		if (ms.back()->ex.result.interrupted)
 			break;
+		if (series.finished)
+			series.finished(figures);
+		if (series.done && series.done(figures))
+			break;
 	}
-	// The median run's report (one run: that run's), with every run's
-	// warnings; a series cut short by a signal or an error: its last run's.
-	const bool whole = reports.size() == count && !ms.back()->ex.result.interrupted && !error;
-	std::size_t pick = whole && count >= 2 ? mark_median(figures) : reports.size() - 1;
+	// A series cut short by a signal or an error: its last run's report.
+	const bool whole = !ms.back()->ex.result.interrupted && !error;
+	std::size_t pick = series.summary(figures, whole, reports.back());
 	Report &report = reports[pick];
+	if (pick != reports.size() - 1) {	// what the summary added, to the report shown
+		report.runs = std::move(reports.back().runs);
+		report.steady = std::move(reports.back().steady);
+	}
 	const Execution &ex = ms[pick]->ex;
 	report.header_shown = header_shown;
-	if (whole && count >= 2) {
-		report.runs = figures;
+	if (figures.size() >= 2)
 		report.warnings = all_warnings;
-	}
 	if (ran_any(ex.shared) || ex.result.interrupted) {
 		std::string text = printed([&](std::FILE *mem) { opt.json ? print_json(mem, report) : print_human(mem, report); });
 		if (int status = deliver(out, text, scope.waiter)) {
@@ -165,6 +181,27 @@ int run_plain(const Options &opt, std::FILE *out)
 		return error.status;
 	}
 	return ex.result.interrupted ? scope.waiter.exit_status() : exit_ok;
+}
+
+// One run, or --runs N of them: the report is the median run's (one run:
+// that run's), with a line per run and the spread.
+int run_plain(const Options &opt, std::FILE *out)
+{
+	SignalScope scope;
+	if (Error e = scope.error()) {
+		print_error(e);
+		return e.status;
+	}
+	RunSeries series;
+	series.most = opt.runs ? opt.runs : 1;
+	series.summary = [&](std::vector<RunFigures> &runs, bool whole, Report &last) -> std::size_t {
+		if (!whole || runs.size() != series.most || runs.size() < 2)
+			return runs.size() - 1;
+		std::size_t m = mark_median(runs);
+		last.runs = runs;
+		return m;
+	};
+	return run_series(opt, out, scope, series);
 }
 
 const Mode memory_mode = {"-T", [](const Options &o) { return o.op == Options::Op::none; }, check_test,

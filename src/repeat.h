@@ -27,8 +27,10 @@ RunFigures figures_of(const Execution &ex)
 	f.bytes_per_second = rate(t.bytes, t.wall);
 	f.iops = rate(t.ops, t.wall);
 	Histogram all = total_latency(ex.shared);
-	if (all.count())
+	if (all.count()) {
 		f.p99_ns = static_cast<double>(all.percentile(0.99));
+		f.mean_ns = static_cast<double>(all.mean());
+	}
 	return f;
 }
 

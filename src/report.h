@@ -10,6 +10,7 @@
 #include "options.h"
 #include "stats.h"
 #include "spread.h"
+#include "pts.h"
 #include "plan.h"
 #include "pace.h"
 #include "worker.h"
@@ -167,6 +168,7 @@ struct Report {
 	std::string error;		// the run's one-line error, if it failed after starting
 	bool header_shown = false;	// run_header() went to the terminal before the run
 	std::vector<RunFigures> runs;	// --runs N: every run's figures; the report is the median run's
+	std::optional<Steady> steady;	// --steady: the rounds and the PTS test; the report is a round's
 };
 
 // --runs: the bytes per second, IOPS or p99 of every run.
@@ -779,6 +781,17 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "%s\n", cpu_per_io_line(cpu).c_str());
 	if (r.runs.size() >= 2)
 		print_runs(out, r.runs, latency);
+	if (r.steady) {
+		std::size_t shown = 0;
+		while (shown < r.steady->rounds.size() && !r.steady->rounds[shown].median)
+			shown++;
+		if (shown < r.steady->rounds.size())
+			std::fprintf(out, "The report above is round %zu's, the steady window's median\n", shown + 1);
+		else
+			std::fprintf(out, "The report above is the last round's\n");
+		for (const std::string &line : steady_lines(*r.steady))
+			std::fprintf(out, "%s\n", line.c_str());
+	}
 	if (r.ex->result.interrupted)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }

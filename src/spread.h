@@ -82,7 +82,7 @@ Spread spread_of(const std::vector<double> &v)
 struct RunFigures {
 	std::uint64_t bytes = 0, ops = 0;
 	double seconds = 0, bytes_per_second = 0, iops = 0;
-	std::optional<double> p99_ns;	// where the run timed its I/Os
+	std::optional<double> p99_ns, mean_ns;	// where the run timed its I/Os
 	bool median = false;		// the run whose report the document is
 };
 

@@ -27,7 +27,7 @@ jobs=${CLI_JOBS:-2} limit=${CLI_TIMEOUT:-600}
 # in alphabetical order; a name here that is no section is ignored.
 slow="stack-down-to-the-metal guard-never-touch plan-root-only worker-workloads rate
 hosts-fleet hosts-fleet-ssh quick-suite worker-every-pass-reaches-the-device
-modes-blocked-stdout device-sdb-checks-itself quick-flash hosts-ssh verdict-evidence cliff-page-cache runs"
+modes-blocked-stdout device-sdb-checks-itself quick-flash hosts-ssh verdict-evidence cliff-page-cache runs steady"
 
 # The sections that assert an upper bound on what a shared disk saw (the
 # disk under the work directory read less than sdb's claim): another

@@ -15,8 +15,8 @@
 #   host1,host2...                  hosts over ssh: skipped, with the reason
 # and, so that make check stays short, every -t is 0.2 s, every --ramp 0.1,
 # every -s of more than 64 MiB is 64 MiB (a -s computed by the shell stays
-# as it is), --runs is at most 2, and a --quick, --rate or --sweep run with
-# no -t gets -t 0.2.  A name the table does not know (another absolute
+# as it is), --runs is at most 2, and a --quick, --rate, --sweep or --steady
+# run with no -t gets -t 0.2.  A name the table does not know (another absolute
 # path) fails the test: a document's commands use these names.
 root=$(dirname "$man")
 mkdir -p bin && ln -s "$sdb" bin/sdb
@@ -45,7 +45,7 @@ shorten() {
 	done
 	set +f
 	case " ${out[*]} " in
-	*" --quick"* | *" --rate "* | *" --sweep "*) [ -n "$t" ] || out+=(-t 0.2) ;;
+	*" --quick"* | *" --rate "* | *" --sweep "* | *" --steady"*) [ -n "$t" ] || out+=(-t 0.2) ;;
 	esac
 	w="${out[*]}${tail:+ $tail}"
 	w=${w//\/var\/tmp/$work/vartmp}

@@ -124,5 +124,10 @@ run -r -f "$loop" -b 1m -D -s 8m
 lacks "a device read with -s: read to the size, no time limit" "$out" "s per thread"
 run -r -f "$loop" -b 1m -D -s 8m --runs 1
 lacks "--runs 1: no Runs lines" "$out" "Runs:"
+# Each write of a block device holds it with O_EXCL: a run lets go before the next.
+w0=$(sectors "$name" 7)
+run -w -f "$loop" -b 1m -D -s 8m --force --runs 3 --json
+check "--runs 3 writing a block device: exit 0, three runs, 24 MiB reached it" "0 3 true" \
+	"$rc $(jq -r --argjson w $(($(sectors "$name" 7) - w0)) '"\(.runs | length) \($w >= 3 * 8388608)"' <<<"$out")"
 # shellcheck disable=SC2034  # read by the cleanup
 mnt=
