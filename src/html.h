@@ -5,7 +5,8 @@
 // document itself embedded as <script type="application/json"
 // id="sdb-result">.  A run's page: throughput, IOPS and percentiles over
 // time, the latency distribution (a mix's reads and writes also apart),
-// and a sweep's response curve where the document has one; a suite's: a bar per test; a merge's: a bar per host;
+// a sweep's response curve and --steady's rounds (the window's band and
+// fitted line) where the document has them; a suite's: a bar per test; a merge's: a bar per host;
 // a comparison's: old against new, and each change with its interval.
 // Offers write_html() to sdb.cpp, for a run and for each mode's document.
 #pragma once
@@ -118,6 +119,42 @@ std::string svg_sweep(const Json &doc)
 	return svg_lines("Latency against load (log scale)", lines, style, ns_label);
 }
 
+// --steady's rounds: each round's figure, the window's +-20% band as two
+// lines over it and its least-squares line, the window's first round
+// marked; empty without a steady object.
+std::string svg_steady(const Json &doc)
+{
+	const Json *st = doc.find("steady", Json::Type::object);
+	const Json *rounds = st ? st->find("rounds", Json::Type::array) : nullptr;
+	if (!rounds || rounds->items.empty())
+		return "";
+	const std::string var = st->str("variable");
+	const double scale = var == "bw" ? MiB : 1;	// the axis in MiB/s, IOPS or ns
+	std::vector<Series> lines = {{"rounds", "line", {}}};
+	for (std::size_t i = 0; i < rounds->items.size(); i++)
+		lines[0].points.push_back({static_cast<double>(i + 1), rounds->items[i].number / scale});
+	LineStyle style;
+	style.x_unit = "round";
+	style.steps = false;
+	const Json *window = st->find("window", Json::Type::array);
+	if (window && window->items.size() == 2) {
+		double first = window->items[0].number, last = window->items[1].number, mid = (first + last) / 2;
+		double avg = st->num("average") / scale, slope = st->num("slope") / scale;
+		// The band's lower edge first: its unnamed legend slot is the leftmost.
+		lines.insert(lines.begin(), Series{"", "p999", {{first, avg * 0.8}, {last, avg * 0.8}}});
+		lines.push_back({"+-20%", "p999", {{first, avg * 1.2}, {last, avg * 1.2}}});
+		lines.push_back({"fit", "p99", {{first, avg + slope * (first - mid)}, {last, avg + slope * (last - mid)}}});
+		style.mark_x = first;
+		style.mark_label = format("steady in rounds %.0f-%.0f", first, last);
+	} else {
+		style.caption = format("not steady in %zu rounds", rounds->items.size());
+	}
+	const char *title = var == "bw" ? "Rate per round (SNIA PTS)"
+			    : var == "iops" ? "IOPS per round (SNIA PTS)" : "Mean latency per round (SNIA PTS)";
+	return var == "lat" ? svg_lines(title, lines, style, ns_label)
+			    : svg_lines(title, lines, style, var == "bw" ? mib_label : count_label);
+}
+
 // A mix's side of the total ("read" or "write") with its latency_ns;
 // null for a single-way run, whose sides are null.
 const Json *mix_side(const Json &total, const char *key)
@@ -226,6 +263,7 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 		page += svg_sides(*reads, *writes);
 	page += svg_latency(hist, mix ? " of reads and writes together" : "");
 	page += svg_sweep(doc);
+	page += svg_steady(doc);
 	page += page_end(doc_text);
 	return {};
 }

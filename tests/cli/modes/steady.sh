@@ -65,6 +65,12 @@ contains "--precondition on a file: the verdict says the file, not the device" "
 	"the file, not the whole device, was preconditioned"
 contains "--precondition: the first pass's rate, and how much longer" "$out" "Precondition: pass 1 of 2, 8 MiB in "
 
+# --html: the rounds drawn, with the window's band and fitted line when steady.
+run -r -f st -b 64k -t 0.2 --steady --rounds 5 --html steady.html
+embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/script>/p' steady.html | sed '1d;$d' | sed 's|<\\/|</|g')
+check "--steady --html: exit 0, the rounds' chart and the document with its five rounds" "0 1 5" \
+	"$rc $(grep -c '<svg[^>]*aria-label="Rate per round (SNIA PTS)"' steady.html) $(jq '.steady.rounds | length' <<<"$embedded")"
+
 # SIGINT after round 2: the report so far, the interrupted round left out, 130.
 "$sdb" -r -f st -b 64k -t 1 --steady >int.out 2>int.err &
 pid=$!
