@@ -88,8 +88,8 @@ namespace {
 
 // The modes, in the order they are chosen: the first whose chosen() says
 // so runs.  --merge, --compare, --restore and --probe run no test; --hosts, --sweep
-// and --explain come before --steady, --quick and the plain run, which they
-// run or explain.
+// and --explain come before --quick and the plain run, which they run or
+// explain (--explain explains --steady too, which comes next).
 const Mode *const modes[] = {
 	&compare_mode, &merge_mode, &restore_mode, &probe_mode, &hosts_mode, &sweep_mode, &explain_mode, &steady_mode, &quick_mode, &memory_mode, &plain_mode,
 };

@@ -932,6 +932,12 @@ Parsed parse_args(int argc, char *argv[], Check check = check_combination)
 		p.error = check(p.opt);
 		return p;
 	}
+	if (optind < argc && p.opt.steady == "auto" &&
+	    (!std::strcmp(argv[optind], "bw") || !std::strcmp(argv[optind], "iops") || !std::strcmp(argv[optind], "lat"))) {
+		p.error = usage_error("%s: unexpected argument (a variable goes after --steady=: --steady=%s)", argv[optind],
+				      argv[optind]);
+		return p;
+	}
 	if (optind < argc && find_quick_profile(argv[optind])) {
 		p.error = usage_error("%s: unexpected argument (a profile goes after --quick=: --quick=%s)", argv[optind],
 				      argv[optind]);

@@ -79,22 +79,26 @@ void emit_new(const std::vector<std::string> &warnings, std::vector<std::string>
 // runs at most; done: after each run, whether the series is complete
 // (given every run's figures so far); finished: called as each run ends
 // (--steady's row per round); summary: picks the run whose report is the
-// document's and adds what the series found to it.
+// document's and adds what the series found to it, told how the series
+// ended (a signal or an error cut it short: its last run's report is then
+// the one shown).
+enum class SeriesEnd { whole, interrupted, failed };
 struct RunSeries {
 	unsigned most = 1;
 	std::function<bool(const std::vector<RunFigures> &)> done;
 	std::function<void(const std::vector<RunFigures> &)> finished;
-	std::function<std::size_t(std::vector<RunFigures> &, bool whole, Report &)> summary;
+	std::function<std::size_t(std::vector<RunFigures> &, SeriesEnd, Report &)> summary;
 };
 
 // The runs of a series back to back: measure(), saying the target's
 // warnings (and on a terminal what runs) before the first starts, then the
 // report (the run series.summary picks, with every run's warnings), on
 // stdout and in --html's page.  A run that fails or is interrupted ends the
-// series there; its last run's report is then the one shown.  Returns the
-// exit status.
-int run_series(const Options &opt, std::FILE *out, SignalScope &scope, const RunSeries &series)
+// series there.  --start-at starts the first run only.  Returns the exit
+// status.
+int run_series(const Options &given, std::FILE *out, SignalScope &scope, const RunSeries &series)
 {
+	Options opt = given;
 	std::vector<std::unique_ptr<Measurement>> ms;
 	std::vector<Report> reports;
 	std::vector<RunFigures> figures;
@@ -146,6 +150,7 @@ int run_series(const Options &opt, std::FILE *out, SignalScope &scope, const Run
 		figures.push_back(figures_of(m->ex));
 		reports.push_back(std::move(report));
 		ms.push_back(std::move(m));
+		opt.start_at_ns = 0;
 		if (ms.back()->ex.result.interrupted)
 			break;
 		if (series.finished)
@@ -153,9 +158,10 @@ int run_series(const Options &opt, std::FILE *out, SignalScope &scope, const Run
 		if (series.done && series.done(figures))
 			break;
 	}
-	// A series cut short by a signal or an error: its last run's report.
-	const bool whole = !ms.back()->ex.result.interrupted && !error;
-	std::size_t pick = series.summary(figures, whole, reports.back());
+	const SeriesEnd end = ms.back()->ex.result.interrupted ? SeriesEnd::interrupted
+			      : error			     ? SeriesEnd::failed
+							     : SeriesEnd::whole;
+	std::size_t pick = series.summary(figures, end, reports.back());
 	Report &report = reports[pick];
 	if (pick != reports.size() - 1) {	// what the summary added, to the report shown
 		report.runs = std::move(reports.back().runs);
@@ -194,8 +200,8 @@ int run_plain(const Options &opt, std::FILE *out)
 	}
 	RunSeries series;
 	series.most = opt.runs ? opt.runs : 1;
-	series.summary = [&](std::vector<RunFigures> &runs, bool whole, Report &last) -> std::size_t {
-		if (!whole || runs.size() != series.most || runs.size() < 2)
+	series.summary = [&](std::vector<RunFigures> &runs, SeriesEnd end, Report &last) -> std::size_t {
+		if (end != SeriesEnd::whole || runs.size() != series.most || runs.size() < 2)
 			return runs.size() - 1;
 		std::size_t m = mark_median(runs);
 		last.runs = runs;

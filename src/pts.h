@@ -117,9 +117,29 @@ struct Steady {
 	};
 	std::optional<Precondition> precondition;
 	bool whole_device = false;	// the target is a block device (not a file on one)
+	std::optional<std::size_t> reported;	// the round the report is; none: a round cut short (no row)
 	bool interrupted = false;	// a signal ended the rounds
-	bool failed = false;		// an error ended them
+	bool failed = false;		// an error ended them (a round that failed, or could not start)
 };
+
+// Every round after the steady window outside +-20% of its average.
+std::vector<std::size_t> rounds_outside(const Steady &s)
+{
+	std::vector<std::size_t> out;
+	if (s.pts.window)
+		for (std::size_t i = s.pts.window->last + 1; i < s.values.size(); i++)
+			if (pts_outside(s.values[i], *s.pts.window))
+				out.push_back(i);
+	return out;
+}
+
+std::string round_list(const std::vector<std::size_t> &rounds)
+{
+	std::string text;
+	for (std::size_t i = 0; i < rounds.size(); i++)
+		text += (i ? ", " : "") + std::to_string(rounds[i] + 1);
+	return text;
+}
 
 // A value of the variable in its unit: a rate, IOPS or a latency (the
 // magnitude; a slope's sign is the caller's).
@@ -162,8 +182,9 @@ std::vector<std::string> steady_lines(const Steady &s)
 	const std::optional<PtsWindow> &w = r.window ? r.window : r.last;
 	const std::string name = steady_variable_name(s.variable);
 	if (r.window)
-		lines.push_back(format("Steady state (SNIA PTS 2.0, %s): steady in rounds %zu-%zu (%zu rounds run)",
-				       name.c_str(), w->first + 1, w->last + 1, s.rounds.size()));
+		lines.push_back(format("Steady state (SNIA PTS 2.0, %s): steady in rounds %zu-%zu (%zu rounds run%s)",
+				       name.c_str(), w->first + 1, w->last + 1, s.rounds.size(),
+				       s.interrupted ? ", then interrupted" : s.failed ? ", then an error" : ""));
 	else if (s.interrupted || s.failed || s.rounds.size() < pts_window_rounds)
 		lines.push_back(format("Steady state (SNIA PTS 2.0, %s): not steady: %s after %zu round%s", name.c_str(),
 				       s.interrupted ? "interrupted" : s.failed ? "ended by an error" : "ended",
@@ -185,10 +206,14 @@ std::vector<std::string> steady_lines(const Steady &s)
 	}
 	if (r.window && r.left_at) {
 		double v = s.values[*r.left_at];
-		lines.push_back(format("  Left steady state at round %zu: %s, %.0f%% %s the window's average (at most %.0f%%)",
+		lines.push_back(format("  Left steady state at round %zu: %s, %.1f%% %s the window's average (at most %.0f%%)",
 				       *r.left_at + 1, steady_value(s.variable, v).c_str(),
 				       percent_of(std::fabs(v - r.window->average), r.window->average),
 				       v > r.window->average ? "over" : "under", 100 * pts_range_limit));
+		std::vector<std::size_t> outside = rounds_outside(s);
+		if (outside.size() > 1)
+			lines.push_back(format("  Outside:   rounds %s (+-%.0f%% of the window's average)", round_list(outside).c_str(),
+					       100 * pts_range_limit));
 	} else if (r.window && s.all_rounds && r.window->last + 1 < s.rounds.size()) {
 		lines.push_back(format("  Stayed:    rounds %zu-%zu within +-%.0f%% of the window's average", r.window->last + 2,
 				       s.rounds.size(), 100 * pts_range_limit));
@@ -213,21 +238,27 @@ std::string json_steady(const Steady &s)
 	for (std::size_t i = 0; i < s.values.size(); i++)
 		rounds += (i ? ", " : "") + json_number(s.values[i]);
 	auto number = [&](double PtsWindow::*field) { return w ? json_number((*w).*field) : std::string("null"); };
+	std::vector<std::size_t> outside = rounds_outside(s);
+	std::string outside_list;
+	for (std::size_t i : outside)
+		outside_list += (outside_list.empty() ? "" : ", ") + std::to_string(i + 1);
 	return format("{\"variable\": %s, \"round_seconds\": %s, \"rounds_at_most\": %u, \"rounds\": [%s], "
-		      "\"window\": %s, \"average\": %s, \"range\": %s, \"slope\": %s, \"excursion\": %s, "
-		      "\"range_limit\": %s, \"excursion_limit\": %s, \"steady\": %s, \"left_at\": %s, "
-		      "\"precondition\": %s, \"interrupted\": %s}",
+		      "\"window\": %s, \"figures_of\": %s, \"average\": %s, \"range\": %s, \"slope\": %s, \"excursion\": %s, "
+		      "\"range_limit\": %s, \"excursion_limit\": %s, \"steady\": %s, \"left_at\": %s, \"outside\": [%s], "
+		      "\"reported_round\": %s, \"precondition\": %s, \"interrupted\": %s, \"failed\": %s}",
 		      json_string(s.variable).c_str(), json_number(s.round_seconds).c_str(), s.most, rounds.c_str(),
 		      r.window ? format("[%zu, %zu]", r.window->first + 1, r.window->last + 1).c_str() : "null",
+		      w ? format("[%zu, %zu]", w->first + 1, w->last + 1).c_str() : "null",
 		      number(&PtsWindow::average).c_str(), number(&PtsWindow::range).c_str(), number(&PtsWindow::slope).c_str(),
 		      number(&PtsWindow::excursion).c_str(), json_number(pts_range_limit).c_str(),
 		      json_number(pts_excursion_limit).c_str(), json_bool(r.window.has_value()).c_str(),
-		      r.window && r.left_at ? std::to_string(*r.left_at + 1).c_str() : "null",
+		      r.window && r.left_at ? std::to_string(*r.left_at + 1).c_str() : "null", outside_list.c_str(),
+		      s.reported ? std::to_string(*s.reported + 1).c_str() : "null",
 		      s.precondition ? format("{\"bytes\": %" PRIu64 ", \"seconds\": %s, \"whole_device\": %s}",
 					      s.precondition->bytes, json_number(s.precondition->seconds).c_str(),
 					      json_bool(s.whole_device).c_str()).c_str()
 				     : "null",
-		      json_bool(s.interrupted).c_str());
+		      json_bool(s.interrupted).c_str(), json_bool(s.failed).c_str());
 }
 
 } // namespace

@@ -336,13 +336,14 @@ bool short_window(const Worker &w)
 }
 
 // A short window's words at the end of its Thread line: how many I/Os in
-// how long, and (where one run was asked for) how to get a number to quote.
+// how long, and (where one run was asked for, not --runs or --steady's
+// rounds) how to get a number to quote.
 std::string short_words(const Worker &w, const Options &o)
 {
 	if (!short_window(w) || w.ops == 0)
 		return "";
 	return format(" (a short run: %" PRIu64 " I/O%s in %.2f s%s)", w.ops, w.ops == 1 ? "" : "s",
-		      (w.end_ns - w.start_ns) / 1e9, o.runs >= 2 ? "" : "; --runs 5 for a number to quote");
+		      (w.end_ns - w.start_ns) / 1e9, o.runs >= 2 || !o.steady.empty() ? "" : "; --runs 5 for a number to quote");
 }
 
 void print_thread(std::FILE *out, const Worker &w, const Options &o, bool latency)
@@ -782,13 +783,13 @@ void print_human(std::FILE *out, const Report &r)
 	if (r.runs.size() >= 2)
 		print_runs(out, r.runs, latency);
 	if (r.steady) {
-		std::size_t shown = 0;
-		while (shown < r.steady->rounds.size() && !r.steady->rounds[shown].median)
-			shown++;
-		if (shown < r.steady->rounds.size())
-			std::fprintf(out, "The report above is round %zu's, the steady window's median\n", shown + 1);
+		const Steady &s = *r.steady;
+		if (s.reported && s.rounds[*s.reported].median)
+			std::fprintf(out, "The report above is round %zu's, the steady window's median\n", *s.reported + 1);
+		else if (s.reported)
+			std::fprintf(out, "The report above is round %zu's, the last\n", *s.reported + 1);
 		else
-			std::fprintf(out, "The report above is the last round's\n");
+			std::fprintf(out, "The report above is round %zu's, cut short and not counted\n", s.rounds.size() + 1);
 		for (const std::string &line : steady_lines(*r.steady))
 			std::fprintf(out, "%s\n", line.c_str());
 	}

@@ -3,7 +3,8 @@
 // them; --precondition's sequential writes of twice the target before
 // round 1.  The rounds are a series of plain runs (run_series, plain.h):
 // each round is measured, checked and reported as a plain run is, and the
-// report is the window's median round's, with the test beside it.
+// report is the window's median round's (without a steady window, or cut
+// short, the last round's), with the test beside it.
 #pragma once
 
 #include "base.h"
@@ -66,9 +67,9 @@ Options precondition_options(const Options &o, const Plan &rounds)
 	const Target &t = rounds.targets[0];
 	if (t.kind == Kind::block) {
 		p.threads = 1;
-		p.size = t.existing / precondition_block * precondition_block;
+		p.size = t.existing;	// a pass's last write is shorter where 128 KiB does not divide it
 	} else {
-		p.size = std::max(t.size / precondition_block, std::uint64_t{1}) * precondition_block;
+		p.size = t.size;
 	}
 	return p;
 }
@@ -142,18 +143,22 @@ int run_steady(const Options &opt, std::FILE *out)
 		}
 	}
 	if (words) {
-		std::fprintf(out, "Steady state: rounds of %g s until SNIA PTS steady state in %s, %s%u: %s at most%s\n",
-			     round.time_limit, steady_variable_name(s.variable).c_str(), s.all_rounds ? "" : "at most ", s.most,
-			     duration_words(s.most * round.time_limit).c_str(),
+		std::fprintf(out, "Steady state: rounds of %g s until SNIA PTS steady state in %s, %s %u rounds (%s%s)%s\n",
+			     round.time_limit, steady_variable_name(s.variable).c_str(), s.all_rounds ? "all" : "at most",
+			     s.most, duration_words(s.most * (round.time_limit + round.ramp)).c_str(),
+			     s.all_rounds ? "" : " at most",
 			     opt.precondition ? format(", after writing %s twice (the precondition)",
 						       format_bytes(pre.size * pre.threads).c_str()).c_str() : "");
 		std::fflush(out);
 	}
-	if (opt.precondition)
+	Options rounds = round;
+	if (opt.precondition) {
 		if (Error e = precondition(pre, scope, out, words, s)) {
 			print_error(e);
 			return e.status;
 		}
+		rounds.start_at_ns = 0;	// --start-at started the precondition
+	}
 	RunSeries series;
 	series.most = s.most;
 	series.finished = [&](const std::vector<RunFigures> &runs) {
@@ -167,26 +172,32 @@ int run_steady(const Options &opt, std::FILE *out)
 	series.done = [&](const std::vector<RunFigures> &runs) {
 		return !s.all_rounds && runs.size() >= pts_window_rounds && pts_window(s.values, runs.size() - 1).steady;
 	};
-	series.summary = [&](std::vector<RunFigures> &runs, bool whole, Report &last) -> std::size_t {
-		s.interrupted = !whole && last.error.empty();
-		s.failed = !whole && !last.error.empty();
+	// The window's median round by the variable is the report (a series
+	// cut short: its last run's, which may be the round that was cut short
+	// and has no row).
+	series.summary = [&](std::vector<RunFigures> &runs, SeriesEnd end, Report &last) -> std::size_t {
+		s.interrupted = end == SeriesEnd::interrupted;
+		s.failed = end == SeriesEnd::failed;
 		s.rounds = runs;
 		s.values.resize(std::min(s.values.size(), runs.size()));	// an interrupted round has no row
 		s.rounds.resize(s.values.size());
 		s.pts = pts_test(s.values);
 		std::size_t pick = runs.size() - 1;
-		if (s.pts.window && whole) {	// the window's median round by the variable
+		if (pick < s.rounds.size())
+			s.reported = pick;
+		if (s.pts.window && end == SeriesEnd::whole) {
 			std::vector<std::size_t> order;
 			for (std::size_t i = s.pts.window->first; i <= s.pts.window->last; i++)
 				order.push_back(i);
 			std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.values[a] < s.values[b]; });
 			pick = order[order.size() / 2];
 			s.rounds[pick].median = true;
+			s.reported = pick;
 		}
 		last.steady = s;
 		return pick;
 	};
-	return run_series(round, out, scope, series);
+	return run_series(rounds, out, scope, series);
 }
 
 // --steady's rules, then a test's.

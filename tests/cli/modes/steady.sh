@@ -17,6 +17,7 @@ bad_input 2 "--steady and --quick: a suite of many tests" --quick -f . --steady
 bad_input 2 "--steady and --sweep: the sweep's steps change the load" -r -f x --steady --sweep
 bad_input 2 "--steady: needs a workload to round: -w, -r or -M" -T --steady
 bad_input 2 "--steady and --hosts: not yet" -w -f x --steady --hosts a,b
+bad_input 2 "bw: unexpected argument (a variable goes after --steady=: --steady=bw)" -w -f x --steady bw
 check "the usage errors made no file" "missing" "$(size_of x.0)"
 
 # window_ok JSON: the document's window figures recomputed from its
@@ -47,7 +48,7 @@ run -w -f st -s 8m -t 0.3 --steady --rounds 5
 check "--steady, the report: a row per round, then the test" "5 1" \
 	"$(grep -c '^Round  [1-5]: ' <<<"$out") $(grep -c '^Steady state (SNIA PTS 2.0, bandwidth): ' <<<"$out")"
 contains "--steady, before round 1: the longest it can take" "$out" \
-	"Steady state: rounds of 0.3 s until SNIA PTS steady state in bandwidth, 5: 2 s at most"
+	"Steady state: rounds of 0.3 s until SNIA PTS steady state in bandwidth, all 5 rounds (2 s)"
 contains "--steady without --precondition: the verdict says what was not seen" "$out" \
 	"Not preconditioned: a cache or burst allowance larger than what the rounds wrote is not seen"
 run -r -f st -m rand -b 4k -t 0.3 --steady --rounds 5 --json
@@ -70,6 +71,24 @@ run -r -f st -b 64k -t 0.2 --steady --rounds 5 --html steady.html
 embedded=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/script>/p' steady.html | sed '1d;$d' | sed 's|<\\/|</|g')
 check "--steady --html: exit 0, the rounds' chart and the document with its five rounds" "0 1 5" \
 	"$rc $(grep -c '<svg[^>]*aria-label="Rate per round (SNIA PTS)"' steady.html) $(jq '.steady.rounds | length' <<<"$embedded")"
+
+# A round that cannot start (another process took the file's lock between
+# two rounds): the rounds so far, the verdict says an error ended them, exit 1.
+"$sdb" -w -f lk -s 8m -t 0.3 --steady --rounds 8 >lk.out 2>lk.err &
+pid=$!
+locker=
+if wait_for "$pid" grep -q '^Round  1: ' lk.out; then
+	flock -x lk sleep 20 &
+	locker=$!
+fi
+wait_for "$pid" false
+running "$pid" && kill -KILL "$pid"
+wait "$pid"; rc=$?
+[ -n "$locker" ] && kill "$locker" 2>/dev/null
+check "--steady, a later round refused (the lock): exit 1, the rounds so far said ended by an error" "1 1" \
+	"$rc $(grep -c '^Steady state (SNIA PTS 2.0, bandwidth): not steady: ended by an error after [1-7] rounds\?$' lk.out)"
+contains "--steady, a later round refused: the one line says why" "$(cat lk.err)" "sdb: lk is in use by another"
+rm -f lk
 
 # SIGINT after round 2: the report so far, the interrupted round left out, 130.
 "$sdb" -r -f st -b 64k -t 1 --steady >int.out 2>int.err &
