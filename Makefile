@@ -86,7 +86,7 @@ endif
 # but itself; the offline wing reads saved documents, and reaches only the
 # ground floor, options and itself, never the engine or the report.
 GROUND = base signals sys json stats spread pts pace profiles
-OFFLINE = fleet load merge compare hosts charts html
+OFFLINE = fleet load merge compare hosts charts html prom
 
 # Each module compiles alone, with nothing before it but what it includes
 # (-include: a header given as the main file would warn about #pragma once);

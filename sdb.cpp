@@ -62,9 +62,10 @@
 #include "src/hosts.h"	// --hosts: the run on every host over ssh, merged
 #include "src/charts.h"	// the SVG primitives: lines, a latency histogram, bars with whiskers
 #include "src/html.h"	// --html: the page of a run, a suite, a merge or a comparison
+#include "src/prom.h"	// --prom: a result as Prometheus metrics for node_exporter's textfile collector
 
 // The modes that run plans.
-#include "src/outputs.h"	// the page's path, checked before any I/O: the overwrite rule for every file sdb writes
+#include "src/outputs.h"	// the page's and metrics' paths, checked before any I/O (the overwrite rule), and their writing
 #include "src/repeat.h"	// --runs N of a plain run: each run's figures, the median one
 #include "src/plain.h"	// the plain run (-w, -r, -M), a series of runs, and -T alone
 #include "src/quick.h"	// --quick: the suite, its table and JSON
@@ -110,14 +111,14 @@ Error check_modes(const Options &opt)
 	return chosen_mode(opt).check(opt);
 }
 
-// A mode's page (--html FILE), drawn from the JSON document the mode made
-// (none: it made no report, or wrote its page itself); the mode's status,
-// or the page's error.
+// A mode's page and metrics (--html FILE, --prom FILE), drawn from the JSON
+// document the mode made (none: it made no report, or wrote them itself);
+// the mode's status, or the first output's error.
 int with_page(const Options &opt, int status, const std::string &doc)
 {
-	if (opt.html.empty() || doc.empty())
+	if ((opt.html.empty() && opt.prom.empty()) || doc.empty())
 		return status;
-	if (Error e = write_html(opt.html, doc)) {
+	if (Error e = write_outputs(opt, doc)) {
 		print_error(e);
 		return status ? status : e.status;
 	}
@@ -133,8 +134,9 @@ int with_page(const Options &opt, int status, const std::string &doc)
 		print_error(e);
 		return e.status;
 	}
-	std::string doc;	// --html's: the mode's JSON document
-	return with_page(opt, chosen_mode(opt).run(opt, out, opt.html.empty() ? nullptr : &doc), doc);
+	std::string doc;	// --html's and --prom's: the mode's JSON document
+	const bool outputs = !opt.html.empty() || !opt.prom.empty();
+	return with_page(opt, chosen_mode(opt).run(opt, out, outputs ? &doc : nullptr), doc);
 }
 
 // Parse, then help, version or run(); every byte meant for stdout must

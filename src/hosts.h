@@ -37,7 +37,7 @@ namespace {
 // The remote command for one host: SDB_REMOTE (default "sdb", given to the
 // remote shell as is), then this run's options, each quoted, with -f the
 // host's PATH, --json, and the common --start-at unless one was given
-// (--html is this side's: the page of the merged results).
+// (--html and --prom are this side's: the merged results').
 std::string remote_command(const Options &opt, const HostSpec &h, double start_at)
 {
 	const char *remote = std::getenv("SDB_REMOTE");
@@ -49,7 +49,7 @@ std::string remote_command(const Options &opt, const HostSpec &h, double start_a
 		if (name == "--file" && g.size() > 7)
 			file = g.substr(7);
 		if (name == "--hosts" || name == "--file" || name == "--json" || name == "--fanout" || name == "--host-timeout" ||
-		    name == "--html")
+		    name == "--html" || name == "--prom")
 			continue;
 		if (name == "--start-at") {	// +SEC from here (parse_start_at made it absolute), not from each host's now
 			start_given = true;

@@ -495,7 +495,7 @@ Error check_merge(const Options &o)
 {
 	for (const std::string &g : o.given) {
 		std::string name = g.substr(0, g.find('='));
-		if (name != "--merge" && name != "--json" && name != "--html")
+		if (name != "--merge" && name != "--json" && name != "--html" && name != "--prom")
 			return usage_error("--merge and %s: --merge reads saved results, it runs nothing", name.c_str());
 	}
 	if (o.merge_files.empty())

@@ -66,6 +66,8 @@ constexpr char usage_text[] =
 	"      --merge FILE...     merge sdb --json documents (- for stdin) into one report\n"
 	"      --html FILE         also write a self-contained HTML page with charts: a run, --quick, --merge,\n"
 	"                          --hosts or --compare; over an existing file only if sdb wrote it (else --force)\n"
+	"      --prom FILE         also write the result as Prometheus metrics (node_exporter's textfile\n"
+	"                          collector), replaced whole; over an existing file only if sdb wrote it\n"
 	"      --compare OLD NEW   compare two sdb --json documents, with 95% confidence intervals\n"
 	"      --fail-slower PCT   with --compare: exit 3 when a test got slower by over PCT%\n"
 	"                          (rate or IOPS down, p99 up), its whole 95% interval beyond it\n"
@@ -261,6 +263,7 @@ struct Options {
 	std::string restore;		// --restore JOURNAL: a cut-short probe's units put back
 	std::vector<std::string> merge_files;
 	std::string html;		// --html FILE; empty: none
+	std::string prom;		// --prom FILE; empty: none
 	bool compare = false;		// --compare: compare_files (OLD, NEW) are the operands
 	std::vector<std::string> compare_files;
 	double fail_slower = -1;	// --fail-slower PCT; -1: not given
@@ -286,7 +289,7 @@ struct Parsed {
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
 	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_journal, opt_restore, opt_compare, opt_html,
 	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep, opt_fail_slower,
-	     opt_steady, opt_rounds, opt_precondition };
+	     opt_steady, opt_rounds, opt_precondition, opt_prom };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -333,6 +336,7 @@ const option long_options[] = {
 	{"steady", optional_argument, nullptr, opt_steady},
 	{"rounds", required_argument, nullptr, opt_rounds},
 	{"precondition", no_argument, nullptr, opt_precondition},
+	{"prom", required_argument, nullptr, opt_prom},
 	{nullptr, 0, nullptr, 0},
 };
 constexpr char short_options[] = ":wrM:f:b:s:j:m:t:DSRTq:vVh";
@@ -599,6 +603,11 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	}
 	case opt_precondition: o.precondition = true; break;
+	case opt_prom:
+		o.prom = arg;
+		if (o.prom.empty())
+			return usage_error("%s: empty file name", name.c_str());
+		break;
 	case opt_fsync: {
 		auto v = parse_count(arg, 1, 999999999);
 		if (!v) return usage_error("%s %s: writes per fdatasync must be a whole number from 1 to 999999999", name.c_str(), arg);
@@ -736,6 +745,12 @@ Error check_given(const Options &o)
 {
 	if (!o.html.empty() && (o.explain || o.probe || (o.op == Options::Op::none && !o.quick && !o.merge && !o.compare)))
 		return usage_error("--html: draws a -w, -r or -M run, a quick suite, --merge, --hosts, --compare or --sweep");
+	if (!o.prom.empty() && (o.explain || o.probe || o.compare || !o.restore.empty() ||
+				(o.op == Options::Op::none && !o.quick && !o.merge)))
+		return usage_error("--prom: writes the result of a -w, -r or -M run, a quick suite, --steady, --sweep, "
+				   "--merge or --hosts");
+	if (!o.prom.empty() && o.prom == o.html)
+		return usage_error("--prom %s: also --html's page: give each its own file", o.prom.c_str());
 	if (o.destructive && !o.probe)
 		return usage_error("--destructive: only meaningful with --probe");
 	if (!o.journal.empty() && (!o.probe || o.destructive))

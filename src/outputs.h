@@ -1,20 +1,24 @@
 // outputs: the files sdb writes besides its targets (--html's page,
-// --probe's --journal), each
-// checked before the run starts, so that an unusable path costs no run and
+// --prom's metrics, --probe's --journal), each checked before the run
+// starts (check_outputs), and the page and the metrics written from a
+// mode's JSON document (write_outputs), so that an unusable path costs no run and
 // a page never replaces what is not sdb's.  The rule is the targets' rule
 // (plan.h): a new file, a file sdb made (its owner_xattr, or a page's
-// generator line where the file system keeps no attributes), or an empty
+// generator line or the metrics' first line where the file system keeps no attributes), or an empty
 // one; anything else only with --force; and never, --force or not, a file
 // the same command reads or writes (a target, a --merge or --compare
 // input), a file another user of the system depends on (it backs a loop
 // device, it is mounted, a FUSE daemon serves it: file_users()), or a
-// path on a kernel pseudo-file system.  Offers check_outputs() to sdb.cpp.
+// path on a kernel pseudo-file system.  Offers check_outputs() to sdb.cpp
+// and write_outputs() to the modes.
 #pragma once
 
 #include "base.h"
 #include "options.h"
 #include "guard.h"
 #include "plan.h"
+#include "html.h"
+#include "prom.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -72,10 +76,11 @@ bool made_by_sdb(int fd)
 	if (n <= 0)
 		return false;
 	head[n] = '\0';
-	return std::strstr(head, "<meta name=\"generator\" content=\"sdb ") != nullptr;
+	return std::strstr(head, "<meta name=\"generator\" content=\"sdb ") != nullptr ||
+	       std::strncmp(head, prom_mark, sizeof prom_mark - 1) == 0;
 }
 
-// May sdb write the output file `path` (for option `what`, "--html")?
+// May sdb write the output file `path` (for option `what`, "--html" or "--prom")?
 // Every failure is a usage error: the command as given cannot run.
 Error check_output(const char *what, const std::string &path, const Options &o)
 {
@@ -161,9 +166,25 @@ Error check_outputs(const Options &o)
 	if (!o.html.empty())
 		if (Error e = check_output("--html", o.html, o))
 			return e;
+	if (!o.prom.empty())
+		if (Error e = check_output("--prom", o.prom, o))
+			return e;
 	if (!o.journal.empty())
 		return check_journal(o.journal);
 	return {};
+}
+
+// --html's page and --prom's metrics of a mode's JSON document: both are
+// attempted; the first error is returned.
+Error write_outputs(const Options &o, const std::string &doc)
+{
+	Error first;
+	if (!o.html.empty())
+		first = write_html(o.html, doc);
+	if (!o.prom.empty())
+		if (Error e = write_prom(o.prom, doc); e && !first)
+			first = e;
+	return first;
 }
 
 } // namespace

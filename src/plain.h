@@ -14,7 +14,7 @@
 #include "measure.h"
 #include "report.h"
 #include "document.h"
-#include "html.h"
+#include "outputs.h"
 #include "repeat.h"
 
 #include <algorithm>
@@ -44,10 +44,11 @@ int run_memory_only(const Options &opt, std::FILE *out)
 	return exit_ok;
 }
 
-// --html FILE: the page of the run's JSON document, as --json prints it.
-Error html_report(const std::string &path, const Report &report)
+// --html's page and --prom's metrics of the run's JSON document, as
+// --json prints it.
+Error report_outputs(const Options &opt, const Report &report)
 {
-	return write_html(path, printed([&](std::FILE *mem) { print_json(mem, report); }));
+	return write_outputs(opt, printed([&](std::FILE *mem) { print_json(mem, report); }));
 }
 
 // What a finished run holds that its report does not need, let go: the
@@ -178,8 +179,8 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 				print_error(error);
 			return status;
 		}
-		if (!opt.html.empty())
-			if (Error e = html_report(opt.html, report); e && !error)
+		if (!opt.html.empty() || !opt.prom.empty())
+			if (Error e = report_outputs(opt, report); e && !error)
 				error = e;
 	}
 	if (error) {

@@ -111,6 +111,7 @@ Options step_options(const Options &opt, double maximum, unsigned step)
 	Options o = opt;
 	o.sweep = false;
 	o.html.clear();
+	o.prom.clear();
 	o.time_limit = sweep_seconds(opt);
 	if (step > 0)
 		o.rate = Rate{maximum * step / sweep_steps / opt.threads, false};
@@ -271,8 +272,8 @@ int run_sweep(const Options &opt, std::FILE *out)
 			print_error(error);
 		return cut;
 	}
-	if (!opt.html.empty() && planned)
-		if (Error e = write_html(opt.html, doc); e && !error)
+	if ((!opt.html.empty() || !opt.prom.empty()) && planned)
+		if (Error e = write_outputs(opt, doc); e && !error)
 			error = e;
 	if (error) {
 		print_error(error);
