@@ -2,7 +2,8 @@
 // and a one-line message: usage_error, sys_error, runtime_error) and its
 // printing; printable() for names on a terminal; SIZE parsing and the IEC
 // formatting of sizes, rates and times; the two clocks (now_ns for every
-// duration, realtime_ns for Unix times); Fd, a descriptor that closes itself.
+// duration, realtime_ns for Unix times); Fd, a descriptor that closes itself;
+// replace_whole, an output file written aside and renamed into place.
 #pragma once
 
 #include <cerrno>
@@ -18,6 +19,9 @@
 #include <string>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef SDB_VERSION
@@ -333,5 +337,34 @@ public:
 private:
 	int fd_ = -1;
 };
+
+// An output file (--html's page, --prom's metrics) replaced whole: text
+// written to PATH.sdb-tmp, marked as sdb's (owner_xattr = mark, where the
+// file system keeps attributes), synced and renamed over PATH, so that a
+// reader sees the old file or the new, never half of either.  what: the
+// option, for messages.
+Error replace_whole(const char *what, const std::string &path, const std::string &text, const char *mark)
+{
+	struct stat st {};
+	if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+		return runtime_error("%s %s: not a regular file: refusing to replace it", what, path.c_str());
+	std::string temp = path + ".sdb-tmp";
+	Fd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+	if (!fd)
+		return sys_error(errno, "%s: %s", what, temp.c_str());
+	fsetxattr(fd.get(), owner_xattr, mark, std::strlen(mark), 0);	// where it fails, the file's own first lines tell it as sdb's
+	ssize_t n = write(fd.get(), text.data(), text.size());
+	if (n != static_cast<ssize_t>(text.size()) || fsync(fd.get()) != 0) {
+		Error e = sys_error(n < 0 ? errno : EIO, "%s: write: %s", what, temp.c_str());
+		unlink(temp.c_str());
+		return e;
+	}
+	if (rename(temp.c_str(), path.c_str()) != 0) {
+		Error e = sys_error(errno, "%s: rename: %s", what, path.c_str());
+		unlink(temp.c_str());
+		return e;
+	}
+	return {};
+}
 
 } // namespace

@@ -457,26 +457,7 @@ Error write_html(const std::string &path, const std::string &doc_text)
 	std::string page;
 	if (Error e = make_page(doc, doc_text, page))
 		return e;
-	struct stat st {};
-	if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-		return runtime_error("--html %s: not a regular file: refusing to replace it", path.c_str());
-	std::string temp = path + ".sdb-tmp";
-	Fd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-	if (!fd)
-		return sys_error(errno, "--html: %s", temp.c_str());
-	fsetxattr(fd.get(), owner_xattr, "page", 4, 0);	// where it fails, the generator line tells the page as sdb's
-	ssize_t n = write(fd.get(), page.data(), page.size());
-	if (n != static_cast<ssize_t>(page.size()) || fsync(fd.get()) != 0) {
-		Error e = sys_error(n < 0 ? errno : EIO, "--html: write: %s", temp.c_str());
-		unlink(temp.c_str());
-		return e;
-	}
-	if (rename(temp.c_str(), path.c_str()) != 0) {
-		Error e = sys_error(errno, "--html: rename: %s", path.c_str());
-		unlink(temp.c_str());
-		return e;
-	}
-	return {};
+	return replace_whole("--html", path, page, "page");
 }
 
 } // namespace

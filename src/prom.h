@@ -10,16 +10,9 @@
 #include "base.h"
 #include "json.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 namespace {
 
@@ -192,8 +185,8 @@ std::string prom_text(const Json &doc)
 	return text;
 }
 
-// FILE.sdb-tmp, written whole and synced, then renamed over FILE: the
-// collector sees the old metrics or the new, never half of either.
+// FILE.sdb-tmp, written whole and synced, then renamed over FILE
+// (replace_whole): the collector sees the old metrics or the new.
 Error write_prom(const std::string &path, const std::string &doc_text)
 {
 	Json doc;
@@ -202,23 +195,7 @@ Error write_prom(const std::string &path, const std::string &doc_text)
 	std::string text = prom_text(doc);
 	if (text.empty())
 		return runtime_error("--prom %s: the run has no result to write", path.c_str());
-	std::string temp = path + ".sdb-tmp";
-	Fd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-	if (!fd)
-		return sys_error(errno, "--prom: %s", temp.c_str());
-	fsetxattr(fd.get(), owner_xattr, "prom", 4, 0);	// where it fails, the first line tells the file as sdb's
-	ssize_t n = write(fd.get(), text.data(), text.size());
-	if (n != static_cast<ssize_t>(text.size()) || fsync(fd.get()) != 0) {
-		Error e = sys_error(n < 0 ? errno : EIO, "--prom: write: %s", temp.c_str());
-		unlink(temp.c_str());
-		return e;
-	}
-	if (rename(temp.c_str(), path.c_str()) != 0) {
-		Error e = sys_error(errno, "--prom: rename: %s", path.c_str());
-		unlink(temp.c_str());
-		return e;
-	}
-	return {};
+	return replace_whole("--prom", path, text, "prom");
 }
 
 } // namespace
