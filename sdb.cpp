@@ -52,6 +52,7 @@
 #include "src/cliff.h"	// a sequential write's cliff (a write cache); --quick=flash's cap, its stop at the cliff, its words
 #include "src/report.h"	// the human report, the timeline, the cliff in words
 #include "src/document.h"	// the JSON document of a run
+#include "src/cdm.h"	// the quick suite in CrystalDiskMark's Save Text layout (--cdm)
 
 // The offline wing: saved documents only (make check-modules holds it to the
 // ground floor and options).

@@ -55,6 +55,7 @@ constexpr char usage_text[] =
 	"      --quick[=PROFILE]   CrystalDiskMark's tests on a test file in -f DIR (-t, -s apply);\n"
 	"                          PROFILE: default, nvme, real, mix or flash (to the write cache's cliff)\n"
 	"      --keep              with --quick: keep the test file\n"
+	"      --cdm               with --quick: print CrystalDiskMark's Save Text layout, MB/s 1000-based\n"
 	"      --runs N            the run N times, 1..100: each run, then the median,\n"
 	"                          min-max and 95% interval (--quick: per test, default 3)\n"
 	"      --explain           print the equivalent fio command lines instead of running\n"
@@ -252,6 +253,7 @@ struct Options {
 	bool quick = false;
 	const QuickProfile *profile = nullptr;	// --quick=PROFILE; with --quick, never null
 	bool keep = false;
+	bool cdm = false;		// --cdm: --quick in CrystalDiskMark's text layout
 	unsigned runs = 0;		// --runs; 0: not given (3 with --quick)
 	bool explain = false;
 	std::int64_t start_at_ns = 0;	// --start-at, as Unix nanoseconds; 0: start when ready
@@ -289,7 +291,7 @@ struct Parsed {
 enum : int { opt_json = 256, opt_cached, opt_force, opt_quick, opt_keep, opt_runs, opt_explain, opt_fsync, opt_ramp,
 	     opt_start_at, opt_verify, opt_hosts, opt_merge, opt_probe, opt_destructive, opt_journal, opt_restore, opt_compare, opt_html,
 	     opt_fanout, opt_host_timeout, opt_rate, opt_sweep, opt_fail_slower,
-	     opt_steady, opt_rounds, opt_precondition, opt_prom };
+	     opt_steady, opt_rounds, opt_precondition, opt_prom, opt_cdm };
 
 const option long_options[] = {
 	{"write", no_argument, nullptr, 'w'},
@@ -314,6 +316,7 @@ const option long_options[] = {
 	{"force", no_argument, nullptr, opt_force},
 	{"quick", optional_argument, nullptr, opt_quick},
 	{"keep", no_argument, nullptr, opt_keep},
+	{"cdm", no_argument, nullptr, opt_cdm},
 	{"runs", required_argument, nullptr, opt_runs},
 	{"explain", no_argument, nullptr, opt_explain},
 	{"fsync", required_argument, nullptr, opt_fsync},
@@ -584,6 +587,7 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 		break;
 	}
 	case opt_keep: o.keep = true; break;
+	case opt_cdm: o.cdm = true; break;
 	case opt_runs: {
 		auto v = parse_count(arg, 1, 100);
 		if (!v) return usage_error("%s %s: runs must be a whole number from 1 to 100", name.c_str(), arg);
@@ -759,8 +763,8 @@ Error check_given(const Options &o)
 		return usage_error("%s: only meaningful with --hosts", o.fanout ? "--fanout" : "--host-timeout");
 	if (o.fail_slower >= 0 && !o.compare)
 		return usage_error("--fail-slower: only meaningful with --compare");
-	if (o.keep && !o.quick)
-		return usage_error("--keep: only meaningful with --quick");
+	if ((o.keep || o.cdm) && !o.quick)
+		return usage_error("%s: only meaningful with --quick", o.keep ? "--keep" : "--cdm");
 	if ((o.rounds || o.precondition) && o.steady.empty())
 		return usage_error("%s: only meaningful with --steady", o.rounds ? "--rounds" : "--precondition");
 	if (!o.steady.empty() && !o.hosts.empty())

@@ -20,6 +20,7 @@
 #include "checks.h"
 #include "measure.h"
 #include "report.h"
+#include "cdm.h"
 #include "document.h"
 #include "cliff.h"
 
@@ -555,6 +556,29 @@ Error remove_test_file(const QuickFile &q, std::vector<std::string> &warnings)
 
 // Lay out, run the profile's rows, report, remove the file.  doc, for
 // --html: the JSON document, made with or without --json.
+// The rows as CrystalDiskMark shows them: each one's medians, the mean
+// latency in microseconds.
+std::vector<CdmRow> cdm_rows(const std::vector<QuickRow> &rows)
+{
+	std::vector<CdmRow> out;
+	for (const QuickRow &row : rows) {
+		if (row.runs.empty())
+			continue;
+		CdmRow c;
+		c.random = row.test.random;
+		c.block_size = row.test.block_size;
+		c.depth = row.test.depth;
+		c.threads = row.test.threads;
+		c.mix = row.test.mix;
+		c.write = row.write;
+		c.bytes_per_second = spread(row, bps_of).median;
+		c.iops = spread(row, iops_of).median;
+		c.mean_us = spread(row, [](const QuickRun &r) { return static_cast<double>(r.latency.mean()) / 1e3; }).median;
+		out.push_back(c);
+	}
+	return out;
+}
+
 int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 {
 	SignalScope scope;
@@ -595,7 +619,8 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	layout_opt.direct = q.direct;
 	std::vector<std::string> warnings;
 	std::vector<QuickRow> rows = quick_rows(*opt.profile, io_uring_works(), warnings);
-	if (!opt.json)
+	const bool table = !opt.json && !opt.cdm;	// sdb's own words around the rows
+	if (table)
 		say(printed([&](std::FILE *mem) { print_quick_header(mem, opt, q, check, rows.size()); }));
 
 	std::vector<std::string> early = target_warnings(check);
@@ -608,12 +633,12 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		QuickOutcome laid = quick_run(layout_opt, q.held ? &q.id : nullptr, scope.waiter, {0, "laying out  "}, nullptr);
 		error = laid.error;	// its warnings are the rows' to give
 		interrupted = laid.interrupted;
-		if (!error && !interrupted && !opt.json)
+		if (!error && !interrupted && table)
 			interrupted = !say(format("Laid out %s of random data in %.2f s (%s)\n\n", format_bytes(q.size).c_str(),
 						  laid.run.seconds, format_rate(laid.run.bytes_per_second).c_str()));
 	}
 	// On a terminal each row shows as it finishes; else the table at the end.
-	const bool live = !opt.json && isatty(fileno(out));
+	const bool live = table && isatty(fileno(out));
 	FlashWrite flash;
 	if (!error && !interrupted && live)
 		interrupted = !say(printed(print_quick_heading));
@@ -639,7 +664,15 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		if (doc && !cut)
 			*doc = std::move(text);
 	}
-	if (!opt.json)
+	if (opt.cdm)
+		say(printed([&](std::FILE *mem) {
+			print_cdm(mem, cdm_rows(rows), opt.profile->name,
+				  format("%s (x%u) [%s]", format_bytes(q.size).c_str(), quick_runs(opt), printable(opt.file).c_str()),
+				  quick_seconds(opt), quick_runs(opt));
+			if (interrupted)
+				std::fprintf(mem, "Interrupted: the rows above are what finished\n");
+		}));
+	else if (!opt.json)
 		say(printed([&](std::FILE *mem) {
 			if (live)
 				print_quick_footer(mem, rows.size(), quick_runs(opt), flash);
@@ -672,6 +705,8 @@ Error check_quick(const Options &o)
 		return usage_error("--start-at and --quick: a start time is for one run (-w, -r or -M)");
 	if (o.file.empty())
 		return usage_error("--quick needs -f PATH: a directory, or a new file name");
+	if (o.cdm && (o.json || o.explain))
+		return usage_error("--cdm and %s: one layout on standard output", o.json ? "--json" : "--explain");
 	const struct {
 		bool given;
 		const char *name;

@@ -17,4 +17,4 @@ missing=$(comm -23 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every --help option is in sdb.1" "" "$missing"
 extra=$(comm -13 <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')
 check "every sdb.1 option is in --help" "" "$extra"
-check "--help and sdb.1 list 45 options" 45 "$(echo "$help_opts" | grep -c -- '^--')"
+check "--help and sdb.1 list 46 options" 46 "$(echo "$help_opts" | grep -c -- '^--')"
