@@ -1,9 +1,9 @@
 // compare: --compare OLD NEW.  Two sdb --json documents (runs, quick
 // suites or merges) test by test: the change in MiB/s, IOPS and p99 with
 // a 95% confidence interval where the data give one (a quick-suite test's
-// runs; a timed run's timeline steps, as batch means), "no significant
-// difference" when the interval spans 0, and warnings where the two differ
-// in what they measured.  Offers run_compare() to its row, compare_mode.
+// runs; --steady's window rounds; a timed run's timeline steps, as batch
+// means), "no significant difference" when the interval spans 0, and
+// warnings where the two differ in what they measured.  Offers run_compare() to its row, compare_mode.
 #pragma once
 
 #include "base.h"
@@ -42,6 +42,7 @@ struct Tested {
 struct Compared {
 	std::string file, version, host, device, options;
 	bool suite = false;		// a quick suite's tests; else one run's (or merge's) Total
+	enum class Steady { none, steady, not_steady } steady = Steady::none;	// a --steady result, and its verdict
 	std::vector<Tested> tests;
 };
 
@@ -89,6 +90,38 @@ std::string run_name(const Json &o)
 		      format_bytes(json_whole(o.num("block_size"))).c_str(), o.num("queue_depth", 1), o.num("threads", 1));
 }
 
+// A --steady result: the rounds of its window (or, not steady, its last
+// five) are the samples of all three, as --runs' runs are.
+Error steady_samples(const Json &doc, const std::string &file, Tested &t)
+{
+	const Json *st = doc.find("steady", Json::Type::object);
+	const Json *figures = st ? st->find("round_figures", Json::Type::array) : nullptr;
+	const Json *window = st ? st->find("figures_of", Json::Type::array) : nullptr;
+	if (!figures || !window)
+		return {};
+	if (window->items.size() != 2 || window->items[0].type != Json::Type::number ||
+	    window->items[1].type != Json::Type::number || !(window->items[0].number >= 1) ||
+	    window->items[1].number < window->items[0].number ||
+	    window->items[1].number > static_cast<double>(figures->items.size()))
+		return runtime_error("%s: steady.figures_of is not a window of its %zu rounds", input_name(file).c_str(),
+				     figures->items.size());
+	t.bps.samples.clear();
+	t.iops.samples.clear();
+	t.p99.samples.clear();
+	const auto first = static_cast<std::size_t>(window->items[0].number), last = static_cast<std::size_t>(window->items[1].number);
+	bool p99 = true;
+	for (std::size_t i = first - 1; i < last; i++) {
+		const Json &r = figures->items[i];
+		t.bps.samples.push_back(r.num("bytes_per_second"));
+		t.iops.samples.push_back(r.num("iops"));
+		p99 = p99 && r.find("p99_ns", Json::Type::number);
+		t.p99.samples.push_back(r.num("p99_ns"));
+	}
+	if (!p99)
+		t.p99.samples.clear();
+	return {};
+}
+
 // A run's (or a merge's) Total: the timeline's steps but the last (shorter,
 // and after the first thread ended) are its batch means; IOPS per step from
 // the block size; p99 from the threads' merged histograms.  A document of
@@ -132,7 +165,7 @@ Error run_tested(const Json &doc, const std::string &file, Tested &t)
 		if (t.p99.samples.size() != runs->items.size())
 			t.p99.samples.clear();
 	}
-	return {};
+	return steady_samples(doc, file, t);
 }
 
 // A quick suite's tests: each test's runs are its samples.
@@ -183,6 +216,8 @@ Error load_compared(const std::string &file, Compared &c, Waiter *waiter = nullp
 		c.suite = true;
 		return suite_tested(*suite, file, c.tests);
 	}
+	if (const Json *st = doc.find("steady", Json::Type::object))
+		c.steady = st->flag("steady") ? Compared::Steady::steady : Compared::Steady::not_steady;
 	Tested t;
 	if (Error e = run_tested(doc, file, t))
 		return e;
@@ -205,6 +240,13 @@ std::vector<std::string> compare_warnings(const Compared &a, const Compared &b)
 	if (a.options != b.options)
 		w.push_back(format("the options differ between %s and %s: the runs measured different things",
 				   input_name(a.file).c_str(), input_name(b.file).c_str()));
+	for (const Compared *c : {&a, &b})
+		if (c->steady == Compared::Steady::not_steady)
+			w.push_back(input_name(c->file) + " was not steady: its last five rounds are compared");
+	if ((a.steady == Compared::Steady::none) != (b.steady == Compared::Steady::none))
+		w.push_back(format("%s is a --steady result and %s is not: a window of rounds against one run",
+				   input_name((a.steady != Compared::Steady::none ? a : b).file).c_str(),
+				   input_name((a.steady != Compared::Steady::none ? b : a).file).c_str()));
 	if (totals_only(a, b))
 		return w;
 	for (const Tested &t : a.tests)

@@ -255,6 +255,17 @@ struct HostRun {
 		std::optional<double> delivered;
 		bool verified = false;
 	} device;
+	struct SteadyView {		// --steady's result: its "steady" object
+		bool present = false;
+		std::string json;	// as is, for hosts[].steady
+		std::string variable;	// "bw", "iops" or "lat"
+		bool steady = false;
+		std::size_t first = 0, last = 0;	// the window's rounds, from 1 (steady)
+		double average = 0;	// of the variable over the window
+		std::size_t rounds = 0;	// rounds run
+		std::optional<std::size_t> left_at;	// from 1
+		bool fleet = false;	// a merged document's fleet_steady: no window; average, its value
+	} steady;
 	std::vector<std::string> parts;	// identities: its own, and a merged document's inputs'
 	bool interrupted = false;
 	std::vector<std::string> warnings;
@@ -503,6 +514,51 @@ void load_device(const Json &doc, HostRun &r)
 		r.device.delivered = v->number;
 }
 
+// The document's steady state (--steady, or a merged document's
+// fleet_steady), kept for the merge's fleet verdict and hosts[].steady.
+// A window is two round numbers from 1.
+Error load_steady(const Json &doc, const std::string &name, HostRun &r)
+{
+	HostRun::SteadyView &v = r.steady;
+	if (const Json *f = doc.find("fleet_steady", Json::Type::object)) {	// a merge of --steady results, merged again
+		v.present = v.fleet = true;
+		v.json = json_dump(*f);
+		v.variable = f->str("variable");
+		v.steady = f->flag("steady") && f->find("value", Json::Type::number);
+		v.average = f->num("value");
+		return {};
+	}
+	const Json *st = doc.find("steady", Json::Type::object);
+	if (!st)
+		return {};
+	v.present = true;
+	v.json = json_dump(*st);
+	v.variable = st->str("variable");
+	v.steady = st->flag("steady");
+	if (const Json *rounds = st->find("rounds", Json::Type::array))
+		v.rounds = rounds->items.size();
+	if (v.steady) {
+		const Json *w = st->find("window", Json::Type::array);
+		std::uint64_t first = 0, last = 0;
+		if (!w || w->items.size() != 2 || w->items[0].type != Json::Type::number || w->items[1].type != Json::Type::number)
+			return runtime_error("%s: steady.window is not two round numbers", name.c_str());
+		first = json_whole(w->items[0].number);
+		last = json_whole(w->items[1].number);
+		if (!first || last < first || last > v.rounds)
+			return runtime_error("%s: steady.window [%s, %s] is not a window of its %zu rounds", name.c_str(),
+					     json_number(w->items[0].number).c_str(), json_number(w->items[1].number).c_str(), v.rounds);
+		v.first = first;
+		v.last = last;
+		const Json *average = st->find("average", Json::Type::number);
+		if (!average || !(average->number > 0) || !std::isfinite(average->number))
+			return runtime_error("%s: steady.average is not a figure above 0", name.c_str());
+		v.average = average->number;
+	}
+	if (const Json *left = st->find("left_at", Json::Type::number))
+		v.left_at = json_whole(left->number);
+	return {};
+}
+
 // A document's latency: its threads' histograms (a run's) or its total's
 // (a merged document's), summed into one and kept as buckets.
 Error load_latency(const Json &doc, const Json &total, const std::vector<Buckets> &side, const std::string &name,
@@ -636,6 +692,8 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 	if (Error e = load_timeline(doc, name, r))
 		return e;
 	load_device(doc, r);
+	if (Error e = load_steady(doc, name, r))
+		return e;
 	if (r.windowed)
 		r.parts.push_back(identity(r.host, r.start_unix, r.bytes, r.ops));
 	if (const Json *hosts = threads ? nullptr : doc.find("hosts", Json::Type::array))	// a merged document's inputs

@@ -1,7 +1,8 @@
 // merge: --merge FILE....  The documents load.h reads back, merged
 // (merge_runs: bytes over the union of the windows, the rate where all
-// ran, percentiles from the merged histograms, the fleet view of fleet.h)
-// and reported, human or JSON (report_merged).
+// ran, percentiles from the merged histograms, the fleet view of fleet.h,
+// the fleet's steady state of --steady results) and reported, human or
+// JSON (report_merged).
 #pragma once
 
 #include "base.h"
@@ -11,6 +12,7 @@
 #include "stats.h"
 #include "fleet.h"
 #include "load.h"
+#include "pts.h"
 
 #include <algorithm>
 #include <charconv>
@@ -52,8 +54,48 @@ struct Merged {
 	bool side_latency_known = false;	// a mix whose every input gave each side's histogram
 	Histogram side_latency[2];		// then those, added up
 	Fleet fleet;				// skew, overlap, stragglers, the worst p99
+	struct FleetSteady {			// --steady results: the fleet is steady when every host is
+		bool present = false;		// some input is a --steady result
+		std::string variable;		// the first such input's
+		std::size_t steady_hosts = 0;
+		std::vector<std::string> not_steady;	// the inputs that are not (or are not --steady results)
+		std::optional<double> value;	// every host steady: the windows' averages summed (bw, iops) or the highest (lat)
+	} steady;
 	std::vector<std::string> warnings;
 };
+
+// The fleet's steady state: every input a --steady result of the same
+// variable and steady; then its figure, the hosts' window averages added
+// up (a rate or IOPS; the highest for a latency).
+Merged::FleetSteady fleet_steady(const std::vector<HostRun> &runs, std::vector<std::string> &warnings)
+{
+	Merged::FleetSteady f;
+	for (const HostRun &r : runs)
+		if (r.steady.present && !f.present) {
+			f.present = true;
+			f.variable = r.steady.variable;
+		}
+	if (!f.present)
+		return f;
+	double sum = 0, highest = 0;
+	for (const HostRun &r : runs) {
+		if (!r.steady.present)
+			warnings.push_back(r.source + ": not a --steady result: the fleet is not judged steady");
+		else if (r.steady.variable != f.variable)
+			warnings.push_back(r.source + ": steady in " + printable(r.steady.variable) + ", not " + printable(f.variable) +
+					   ": the fleet is not judged steady");
+		else if (r.steady.steady) {
+			f.steady_hosts++;
+			sum += r.steady.average;
+			highest = std::max(highest, r.steady.average);
+			continue;
+		}
+		f.not_steady.push_back(r.source);
+	}
+	if (f.not_steady.empty())
+		f.value = f.variable == "lat" ? highest : sum;
+	return f;
+}
 
 // The bytes a run moved in [a, b] of Unix time: from its timeline where
 // it has one with Unix times, else at its mean rate over its window.
@@ -201,6 +243,7 @@ Merged merge_runs(std::vector<HostRun> &runs)
 		m.warnings.push_back(format("starts %.3f s apart (%s first, %s last): the rate while all ran is the one to compare",
 					    last->start_unix - first->start_unix, first->source.c_str(), last->source.c_str()));
 	m.fleet = judge_fleet(fleet);
+	m.steady = fleet_steady(runs, m.warnings);
 	m.warnings.insert(m.warnings.end(), m.fleet.warnings.begin(), m.fleet.warnings.end());
 	m.together = runs.size() > 1 && m.together_end > m.together_start;
 	if (runs.size() == 1) {
@@ -257,6 +300,32 @@ std::string device_words(const HostRun::DeviceView &d)
 		      printable(d.limit).c_str());
 }
 
+// The steady-state lines of a merge of --steady results: the fleet's
+// verdict, then each host's window or "not steady".
+void print_fleet_steady(std::FILE *out, const std::vector<HostRun> &runs, const Merged::FleetSteady &f, bool files)
+{
+	const std::string name = steady_variable_name(f.variable);
+	if (f.value)
+		std::fprintf(out, "Steady state (SNIA PTS 2.0, %s): the fleet is steady: every %s is; its windows' averages %s %s\n",
+			     name.c_str(), files ? "result" : "host", f.variable == "lat" ? "are at most" : "add up to",
+			     steady_value(f.variable, *f.value).c_str());
+	else
+		std::fprintf(out, "Steady state (SNIA PTS 2.0, %s): the fleet is not steady: %zu of %zu %s %s not\n", name.c_str(),
+			     f.not_steady.size(), runs.size(), files ? "results" : "hosts", f.not_steady.size() == 1 ? "is" : "are");
+	for (const HostRun &r : runs) {
+		const HostRun::SteadyView &v = r.steady;
+		std::string words = !v.present		       ? "not a --steady result"
+				    : v.variable != f.variable ? "steady state in " + printable(v.variable)
+				    : v.fleet  ? (v.steady ? "a steady fleet, " + steady_value(v.variable, v.average) : "a fleet not steady")
+				    : v.steady ? format("steady in rounds %zu-%zu, average %s", v.first, v.last,
+							steady_value(v.variable, v.average).c_str())
+					       : format("not steady in %zu round%s", v.rounds, v.rounds == 1 ? "" : "s");
+		if (v.steady && v.left_at)
+			words += format("; left steady state at round %zu", *v.left_at);
+		std::fprintf(out, "  %s: %s\n", run_label(r, files).c_str(), words.c_str());
+	}
+}
+
 void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const Merged &m,
 			const std::vector<FailedHost> &failed, bool files)
 {
@@ -309,6 +378,8 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 			     m.fleet.worst_p99 ? format_ns(*m.fleet.worst_p99).c_str() : "-",
 			     m.fleet.worst_p99 ? (" (" + m.fleet.worst + ")").c_str() : "", names.empty() ? "none" : names.c_str());
 	}
+	if (m.steady.present)
+		print_fleet_steady(out, runs, m.steady, files);
 }
 
 // A merged mix's reads (k = 0) or writes (1) over the union of the
@@ -341,8 +412,19 @@ std::string json_host(const HostRun &r)
 	s += r.device.present ? r.device.json : "null";	// appended, not through format(): the histogram is most of it
 	s += ", \"histogram\": ";
 	s += r.histogram ? json_buckets(r.latency) : "null";
+	s += ", \"steady\": " + (r.steady.present ? r.steady.json : std::string("null"));
 	s += format(", \"interrupted\": %s, \"error\": %s}", json_bool(r.interrupted).c_str(), json_string_or_null(r.error).c_str());
 	return s;
+}
+
+// The merged document's "fleet_steady": null unless some input is a --steady result.
+std::string json_fleet_steady(const Merged::FleetSteady &f)
+{
+	if (!f.present)
+		return "null";
+	return format("{\"variable\": %s, \"steady\": %s, \"steady_hosts\": %zu, \"not_steady\": %s, \"value\": %s}",
+		      json_string(f.variable).c_str(), json_bool(f.value.has_value()).c_str(), f.steady_hosts,
+		      json_warnings(f.not_steady).c_str(), f.value ? json_number(*f.value).c_str() : "null");
 }
 
 std::string json_fleet(const std::vector<HostRun> &runs, const Merged &m)
@@ -395,6 +477,7 @@ void merged_json(Emit emit, const std::vector<HostRun> &runs, const Merged &m, c
 		      merged_side(m, 0).c_str(), merged_side(m, 1).c_str(),
 		      m.with_latency ? json_latency(m.latency).c_str() : "null", json_histogram(m.latency).c_str());
 	doc += ",\n \"fleet\": " + json_fleet(runs, m);
+	doc += ",\n \"fleet_steady\": " + json_fleet_steady(m.steady);
 	doc += ",\n \"warnings\": " + json_warnings(m.warnings);
 	doc += ",\n \"errors\": " + json_warnings(errors);
 	doc += format(",\n \"interrupted\": %s}\n", json_bool(interrupted).c_str());

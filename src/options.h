@@ -767,9 +767,6 @@ Error check_given(const Options &o)
 		return usage_error("%s: only meaningful with --quick", o.keep ? "--keep" : "--cdm");
 	if ((o.rounds || o.precondition) && o.steady.empty())
 		return usage_error("%s: only meaningful with --steady", o.rounds ? "--rounds" : "--precondition");
-	if (!o.steady.empty() && !o.hosts.empty())
-		return usage_error("--steady and --hosts: not yet: the hosts' rounds are not merged; run --steady on "
-				   "each host");
 	if (!o.steady.empty() && (o.quick || o.sweep || o.probe || o.runs || o.merge || o.compare || !o.restore.empty()))
 		return usage_error("--steady and %s: %s", o.quick ? "--quick" : o.sweep ? "--sweep" : o.probe ? "--probe"
 				   : o.runs ? "--runs" : o.merge ? "--merge" : o.compare ? "--compare" : "--restore",

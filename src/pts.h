@@ -158,14 +158,28 @@ std::string steady_variable_name(const std::string &variable)
 	return variable == "bw" ? "bandwidth" : variable == "lat" ? "mean latency" : "IOPS";
 }
 
-// The row a round prints as it ends: "Round  3: 1.02 GiB/s (1045 IOPS)".
+// The row a round prints as it ends, "Round  3: 1.02 GiB/s (1045 IOPS)",
+// marked by the test over the rounds so far: the round that completes the
+// first steady window, and each later one within or outside +-20% of its
+// average.
 std::string steady_row(const Steady &s, std::size_t i)
 {
 	const RunFigures &f = s.rounds[i];
 	std::string more = s.variable == "bw" ? format("%.0f IOPS", f.iops)
 			   : s.variable == "iops" ? format_rate(f.bytes_per_second)
 						: format("%.0f IOPS", f.iops);
-	return format("Round %2zu: %s (%s)\n", i + 1, steady_value(s.variable, s.values[i]).c_str(), more.c_str());
+	std::string mark;
+	const std::vector<double> so_far(s.values.begin(), s.values.begin() + static_cast<std::ptrdiff_t>(i + 1));
+	if (PtsResult r = pts_test(so_far); r.window) {
+		if (r.window->last == i)
+			mark = format(": steady in rounds %zu-%zu", r.window->first + 1, i + 1);
+		else
+			mark = format(": %s +-%.0f%% of rounds %zu-%zu's average",
+				      pts_outside(s.values[i], *r.window) ? "outside" : "within", 100 * pts_range_limit,
+				      r.window->first + 1, r.window->last + 1);
+	}
+	return format("Round %2zu: %s (%s)%s\n", i + 1, steady_value(s.variable, s.values[i]).c_str(), more.c_str(),
+		      mark.c_str());
 }
 
 double percent_of(double v, double average)
@@ -242,11 +256,19 @@ std::string json_steady(const Steady &s)
 	std::string outside_list;
 	for (std::size_t i : outside)
 		outside_list += (outside_list.empty() ? "" : ", ") + std::to_string(i + 1);
+	std::string figures;	// each round's rate, IOPS and p99, whatever the variable (--compare's samples)
+	for (std::size_t i = 0; i < s.values.size() && i < s.rounds.size(); i++) {
+		const RunFigures &f = s.rounds[i];
+		figures += format("%s{\"bytes_per_second\": %s, \"iops\": %s, \"p99_ns\": %s}", i ? ", " : "",
+				  json_number(f.bytes_per_second).c_str(), json_number(f.iops).c_str(),
+				  f.p99_ns ? json_number(*f.p99_ns).c_str() : "null");
+	}
 	return format("{\"variable\": %s, \"round_seconds\": %s, \"rounds_at_most\": %u, \"rounds\": [%s], "
+		      "\"round_figures\": [%s], "
 		      "\"window\": %s, \"figures_of\": %s, \"average\": %s, \"range\": %s, \"slope\": %s, \"excursion\": %s, "
 		      "\"range_limit\": %s, \"excursion_limit\": %s, \"steady\": %s, \"left_at\": %s, \"outside\": [%s], "
 		      "\"reported_round\": %s, \"precondition\": %s, \"interrupted\": %s, \"failed\": %s}",
-		      json_string(s.variable).c_str(), json_number(s.round_seconds).c_str(), s.most, rounds.c_str(),
+		      json_string(s.variable).c_str(), json_number(s.round_seconds).c_str(), s.most, rounds.c_str(), figures.c_str(),
 		      r.window ? format("[%zu, %zu]", r.window->first + 1, r.window->last + 1).c_str() : "null",
 		      w ? format("[%zu, %zu]", w->first + 1, w->last + 1).c_str() : "null",
 		      number(&PtsWindow::average).c_str(), number(&PtsWindow::range).c_str(), number(&PtsWindow::slope).c_str(),

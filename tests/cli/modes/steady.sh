@@ -16,7 +16,7 @@ bad_input 2 "--steady and --runs: the rounds are the repeats (--rounds N for a f
 bad_input 2 "--steady and --quick: a suite of many tests" --quick -f . --steady
 bad_input 2 "--steady and --sweep: the sweep's steps change the load" -r -f x --steady --sweep
 bad_input 2 "--steady: needs a workload to round: -w, -r or -M" -T --steady
-bad_input 2 "--steady and --hosts: not yet" -w -f x --steady --hosts a,b
+bad_input 2 "--steady and --merge: it reads saved documents and runs nothing" --merge x.json --steady
 bad_input 2 "bw: unexpected argument (a variable goes after --steady=: --steady=bw)" -w -f x --steady bw
 check "the usage errors made no file" "missing" "$(size_of x.0)"
 
@@ -152,6 +152,31 @@ check "a constant device: the document's total is the window's median round" tru
 check "a constant device: the window's average is the throttle's 8 MiB/s (+-10%)" true \
 	"$(jq '.steady.average / 8388608 | . > 0.9 and . < 1.1' <<<"$out")"
 check "a constant device: the verdict names the throttle" "throttle" "$(jq -r .device.limit <<<"$out")"
+printf '%s\n' "$out" >c.json
+
+# --merge of --steady results: the fleet is steady when every input is;
+# its figure the windows' averages added up.  b.json: the same document
+# from another host; n.json: one that was not steady.
+jq -c '.host = "b"' c.json >b.json
+jq -c '.host = "n" | .steady.steady = false | .steady.window = null' c.json >n.json
+run --merge c.json b.json --json
+check "--merge of two steady results: the fleet is steady, both hosts, the averages added up" "0 true 2 true" \
+	"$rc $(jq -r '.fleet_steady as $f | "\($f.steady) \($f.steady_hosts) \(($f.value - ([.hosts[].steady.average] | add) | fabs) < 1e-6 * $f.value)"' <<<"$out")"
+check "--merge: each host's steady object as its document gave it" true \
+	"$(jq --slurpfile c c.json '.hosts[0].steady == $c[0].steady' <<<"$out")"
+run --merge c.json n.json
+contains "--merge, one input not steady: the fleet is not" "$out" \
+	"Steady state (SNIA PTS 2.0, bandwidth): the fleet is not steady: 1 of 2 results is not"
+contains "--merge: a steady input's window and average" "$out" \
+	"  $(jq -r .host c.json) (c.json): steady in rounds $(jq -r '.steady.window | "\(.[0])-\(.[1])"' c.json), average "
+contains "--merge: the input that was not steady, said" "$out" \
+	"  n (n.json): not steady in $(jq '.steady.rounds | length' c.json) rounds"
+run --compare c.json n.json --json
+check "--compare of steady results: the window's rounds are the samples (their mean, an interval)" true \
+	"$(jq --slurpfile c c.json '$c[0].steady as $s | ($s.round_figures[$s.window[0] - 1:$s.window[1]] | map(.bytes_per_second) | add / length) as $m |
+		.compare[0] | .metric == "bytes_per_second" and ((.old - $m) | fabs) < 1e-6 * $m and .low != null' <<<"$out")"
+contains "--compare: an input that was not steady, warned" "$err" "sdb: warning: n.json was not steady: its last five rounds are compared"
+rm -f b.json n.json
 
 # 16 MiB/s for three rounds, then 8 (the window must lie wholly after the
 # change), then 32 after round 10 (left steady state at round 11 or 12).
@@ -171,4 +196,31 @@ check "a throttle changed after round 3: the window lies wholly after it, and en
 	"$([ -n "$window" ] && set -- $window && [ "$1" -ge 4 ] && [ "$2" -le 10 ] && echo true || echo "false ($window)")"
 check "a throttle changed after round 10: left steady state at round 11 or 12" true \
 	"$([[ $left == 1[12] ]] && echo true || echo "false ($left)")"
+if [ -n "$window" ]; then
+	set -- $window
+	check "the row of the window's last round says so, as it ends" 1 \
+		"$(grep -c "^Round *$2: .*: steady in rounds $1-$2\$" <<<"$out")"
+	check "the row of the round that left says it is outside the window's +-20%" 1 \
+		"$(grep -c "^Round *$left: .*: outside +-20% of rounds $1-$2's average\$" <<<"$out")"
+fi
+
+# --steady --hosts: each host's rounds and verdict, the fleet steady when
+# both are (two loop devices, each under its own 8 MiB/s throttle).
+truncate -s 64m dev2.img
+if loop2=$(losetup -f --show --direct-io=on dev2.img 2>/dev/null); then
+	limit 8
+	echo "$(cat "/sys/block/${loop2#/dev/}/dev") $((8 << 20))" >"$cg/blkio.throttle.read_bps_device"
+	printf '#!/bin/sh\nshift\nexec sh -c "$*"\n' >rsh
+	printf '#!/bin/sh\necho $$ >%s/cgroup.procs\nexec %s "$@"\n' "$cg" "$sdb" >remote
+	chmod +x rsh remote
+	SDB_SSH=$work/rsh SDB_REMOTE=$work/remote run --hosts "a:$loop,b:$loop2" -r -b 64k -D -t 1 --steady --json
+	check "--steady --hosts: exit 0, both hosts steady at round 5 or 6, so the fleet" "0 true 2 true" \
+		"$rc $(jq -r '"\(.fleet_steady.steady) \(.fleet_steady.steady_hosts) \([.hosts[].steady.window[1]] | all(. == 5 or . == 6))"' <<<"$out")"
+	check "--steady --hosts: the fleet's figure is the two windows' averages, 16 MiB/s (+-10%)" true \
+		"$(jq '.fleet_steady.value / 16777216 | . > 0.9 and . < 1.1' <<<"$out")"
+	losetup -d "$loop2"
+else
+	skipped "--steady --hosts" "losetup failed"
+fi
+rm -f dev2.img
 rmdir "$cg"
