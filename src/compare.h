@@ -40,7 +40,9 @@ struct Tested {
 
 // A document's tests and what it measured on, for the warnings.
 struct Compared {
-	std::string file, version, host, device, options;
+	std::string file, version, host, device;
+	std::vector<std::pair<std::string, std::string>> setup;	// what a warning names where the two differ: size, time, ...
+	std::vector<std::pair<std::string, std::string>> options;	// the other options: key, value as JSON
 	bool suite = false;		// a quick suite's tests; else one run's (or merge's) Total
 	enum class Steady { none, steady, not_steady } steady = Steady::none;	// a --steady result, and its verdict
 	std::vector<Tested> tests;
@@ -190,6 +192,47 @@ Error suite_tested(const Json &suite, const std::string &file, std::vector<Teste
 	return {};
 }
 
+// The options a comparison warns about by name.
+bool setup_key(const std::string &key)
+{
+	for (const char *k : {"file", "size", "time_limit", "block_size", "queue_depth", "threads"})
+		if (key == k)
+			return true;
+	return false;
+}
+
+// What a document measured on, in words, for the warnings: a run's (or a
+// merge's) target, size, time, block size, depth and threads; a quick
+// suite's directory, profile, size, time and runs.
+std::vector<std::pair<std::string, std::string>> setup_of(const Json &doc)
+{
+	std::vector<std::pair<std::string, std::string>> out;
+	auto bytes = [](const Json &o, const char *key) {
+		const Json *v = o.find(key, Json::Type::number);
+		return v ? format_bytes(json_whole(v->number)) : std::string("none");
+	};
+	auto seconds = [](const Json &o, const char *key) {
+		const Json *v = o.find(key, Json::Type::number);
+		return v && v->number > 0 ? format("%g s", v->number) : std::string("one pass");
+	};
+	if (const Json *q = doc.find("quick", Json::Type::object)) {
+		std::string file = q->str("file");	// sdb-quick.PID in the directory tested
+		out.push_back({"target", file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1)});
+		out.push_back({"profile", q->str("profile")});
+		out.push_back({"size", bytes(*q, "size")});
+		out.push_back({"time", seconds(*q, "time_per_run")});
+		out.push_back({"run count", format("%g", q->num("runs"))});
+	} else if (const Json *o = doc.find("options", Json::Type::object)) {
+		out.push_back({"target", o->str("file")});
+		out.push_back({"size", bytes(*o, "size")});
+		out.push_back({"time", seconds(*o, "time_limit")});
+		out.push_back({"block size", bytes(*o, "block_size")});
+		out.push_back({"depth", format("%g", o->num("queue_depth", 1))});
+		out.push_back({"thread count", format("%g", o->num("threads", 1))});
+	}
+	return out;
+}
+
 Error load_compared(const std::string &file, Compared &c, Waiter *waiter = nullptr)
 {
 	std::string text;
@@ -205,13 +248,11 @@ Error load_compared(const std::string &file, Compared &c, Waiter *waiter = nullp
 	c.host = doc.str("host");
 	if (const Json *d = doc.find("device", Json::Type::object))
 		c.device = d->str("name");
-	if (const Json *o = doc.find("options", Json::Type::object)) {
-		Json same = *o;	// what was measured, not where: the file may be named for the day
-		same.members.erase(std::remove_if(same.members.begin(), same.members.end(),
-						  [](const auto &m) { return m.first == "file"; }),
-				   same.members.end());
-		c.options = json_dump(same);
-	}
+	if (const Json *o = doc.find("options", Json::Type::object))
+		for (const auto &m : o->members)
+			if (!setup_key(m.first))	// the setup's keys apart: a warning names each
+				c.options.push_back({m.first, json_dump(m.second)});
+	c.setup = setup_of(doc);
 	if (const Json *suite = doc.find("suite", Json::Type::array)) {
 		c.suite = true;
 		return suite_tested(*suite, file, c.tests);
@@ -237,9 +278,26 @@ std::vector<std::string> compare_warnings(const Compared &a, const Compared &b)
 	differ("the versions", a.version, b.version);
 	differ("the hosts", a.host, b.host);
 	differ("the devices", a.device, b.device);
-	if (a.options != b.options)
-		w.push_back(format("the options differ between %s and %s: the runs measured different things",
-				   input_name(a.file).c_str(), input_name(b.file).c_str()));
+	auto value = [](const std::vector<std::pair<std::string, std::string>> &list, const std::string &key) {
+		auto it = std::find_if(list.begin(), list.end(), [&](const auto &p) { return p.first == key; });
+		return it == list.end() ? std::string("(none)") : it->second;
+	};
+	for (const auto &[what, x] : a.setup)
+		if (std::string y = value(b.setup, what); y != "(none)" && x != y)
+			w.push_back(format("the %s differs: %s in %s, %s in %s", what.c_str(), printable(x).c_str(),
+					   input_name(a.file).c_str(), printable(y).c_str(), input_name(b.file).c_str()));
+	std::vector<std::string> other;	// the other options that differ, named
+	for (const auto *list : {&a.options, &b.options})
+		for (const auto &[key, v] : *list)
+			if (value(a.options, key) != value(b.options, key) &&
+			    std::find(other.begin(), other.end(), key) == other.end())
+				other.push_back(key);
+	std::string keys;
+	for (const std::string &k : other)
+		keys += (keys.empty() ? "" : ", ") + k;
+	if (!keys.empty())
+		w.push_back(format("the options differ (%s) between %s and %s: the runs measured different things",
+				   keys.c_str(), input_name(a.file).c_str(), input_name(b.file).c_str()));
 	for (const Compared *c : {&a, &b})
 		if (c->steady == Compared::Steady::not_steady)
 			w.push_back(input_name(c->file) + " was not steady: its last five rounds are compared");
@@ -308,6 +366,14 @@ std::string figure_words(const Row &r, const Figure &f)
 	return format_ns(static_cast<std::uint64_t>(std::llround(v)));
 }
 
+// How many samples each side's mean is of: " (means of 5 and 20)"; a side
+// of one value: its own figure, nothing said (change_words says it).
+std::string sample_words(const Row &r)
+{
+	std::size_t o = r.old_figure.samples.size(), n = r.new_figure.samples.size();
+	return o >= 2 && n >= 2 ? format(" (means of %zu and %zu)", o, n) : std::string();
+}
+
 std::string change_words(const Change &c)
 {
 	std::string s = format("%+.1f%%", c.change * 100);
@@ -320,15 +386,16 @@ std::string change_words(const Change &c)
 void print_compare_human(std::FILE *out, const Compared &a, const Compared &b, const std::vector<Row> &rows,
 			 double fail_slower)
 {
-	std::fprintf(out, "sdb %s compare: %s (old) against %s (new), changes with 95%% intervals\n", SDB_VERSION,
-		     input_name(a.file).c_str(), input_name(b.file).c_str());
+	std::fprintf(out, "sdb %s compare: %s (old) against %s (new): means of each side's samples (runs, rounds or "
+		     "timeline steps), changes with Welch's 95%% intervals\n", SDB_VERSION, input_name(a.file).c_str(),
+		     input_name(b.file).c_str());
 	std::string last;
 	for (const Row &r : rows) {
 		if (r.test != last)
 			std::fprintf(out, "%s\n", r.test.c_str());
 		last = r.test;
-		std::fprintf(out, "  %-5s %s -> %s: %s\n", metric_label(r), figure_words(r, r.old_figure).c_str(),
-			     figure_words(r, r.new_figure).c_str(), change_words(r.change).c_str());
+		std::fprintf(out, "  %-5s %s -> %s%s: %s\n", metric_label(r), figure_words(r, r.old_figure).c_str(),
+			     figure_words(r, r.new_figure).c_str(), sample_words(r).c_str(), change_words(r.change).c_str());
 	}
 	if (fail_slower < 0)
 		return;
@@ -352,10 +419,12 @@ void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std:
 	for (std::size_t i = 0; i < rows.size(); i++) {
 		const Row &r = rows[i];
 		auto value = [](const Figure &f) { return f.samples.size() >= 2 ? mean(f.samples) : f.value; };
-		doc += format("%s\n  {\"name\": %s, \"metric\": \"%s\", \"old\": %s, \"new\": %s, \"change\": %s, \"low\": %s, "
-			      "\"high\": %s, \"significant\": %s%s}",
+		auto samples = [](const Figure &f) { return f.samples.size() >= 2 ? f.samples.size() : std::size_t{1}; };
+		doc += format("%s\n  {\"name\": %s, \"metric\": \"%s\", \"old\": %s, \"new\": %s, \"old_samples\": %zu, "
+			      "\"new_samples\": %zu, \"change\": %s, \"low\": %s, \"high\": %s, \"significant\": %s%s}",
 			      i ? "," : "", json_string(r.test).c_str(), r.metric.c_str(), json_number(value(r.old_figure)).c_str(),
-			      json_number(value(r.new_figure)).c_str(), json_number(r.change.change).c_str(),
+			      json_number(value(r.new_figure)).c_str(), samples(r.old_figure), samples(r.new_figure),
+			      json_number(r.change.change).c_str(),
 			      json_optional(r.change.low).c_str(), json_optional(r.change.high).c_str(),
 			      r.change.low ? json_bool(r.change.significant()).c_str() : "null",
 			      fail_slower < 0 ? "" : format(", \"slower\": %s", json_bool(slower_beyond(r, fail_slower)).c_str()).c_str());

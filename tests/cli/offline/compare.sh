@@ -16,8 +16,23 @@ run -r -f cmp -s 64m -b 1m --json; echo "$out" >cmp-a.json
 run -r -f cmp -s 64m -b 4k --json; echo "$out" >cmp-b.json
 run --compare cmp-a.json cmp-b.json
 check "--compare: exit 0, a line per figure" "0 3" "$rc $(grep -c '^  \(rate\|IOPS\|p99\) ' <<<"$out")"
-contains "--compare: different options are a warning" "$err" "sdb: warning: the options differ"
+contains "--compare: a different block size is a warning that names both" "$err" \
+	"sdb: warning: the block size differs: 1 MiB in cmp-a.json, 4 KiB in cmp-b.json"
+lacks "--compare: the same size and target, no warning of them" "$err" "the size differs"
+contains "--compare: the header says the figures are means" "$out" ": means of each side's samples"
 contains "--compare: two runs compare their Totals, named both ways" "$out" "read seq 1 MiB Q1T1 -> read seq 4 KiB Q1T1"
+run -w -f cmp -s 32m -R
+run -r -f cmp -s 32m -b 4k -t 1.2 --json; echo "$out" >cmp-e.json
+run --compare cmp-b.json cmp-e.json
+contains "--compare: a different size and time are warnings that name both" "$err" \
+	"sdb: warning: the size differs: 64 MiB in cmp-b.json, 32 MiB in cmp-e.json"
+contains "--compare: the time, one pass against -t" "$err" "sdb: warning: the time differs: one pass in cmp-b.json, 1.2 s in cmp-e.json"
+run --compare cmp-e.json cmp-e.json --json
+check "--compare --json: how many samples each mean is of (the timeline's steps but the last)" true \
+	"$(jq --slurpfile e cmp-e.json '.compare[0].old_samples == ($e[0].timeline | length) - 1 and .compare[0].new_samples == .compare[0].old_samples' <<<"$out")"
+run -M 50 -f cmp-m -s 16m -R -b 4k -t 0.5 --json; echo "$out" >cmp-f.json
+run --compare cmp-e.json cmp-f.json
+contains "--compare: other options that differ are named" "$err" "sdb: warning: the options differ (op, "
 run -r -f cmp -s 64m -b 1m -t 2 --json; echo "$out" >cmp-a.json
 run --compare cmp-a.json cmp-a.json --json
 check "--compare --json: the same document, no change, intervals" "0 0 true" \
@@ -30,7 +45,7 @@ echo '{"version": "0.1.0"}' >cmp-c.json
 bad_input 1 "cmp-c.json: not an sdb run, quick suite or merge" --compare cmp-a.json cmp-c.json
 echo 'not json' >cmp-d.json
 bad_input 1 "cmp-d.json: not valid JSON" --compare cmp-d.json cmp-a.json
-rm -f cmp cmp-?.json
+rm -f cmp cmp-m cmp-?.json
 if [ "$(id -u)" != 0 ] || [ ! -w /sys/fs/cgroup/blkio ]; then
 	skipped "--compare of a throttled and a free device" "needs root and cgroup v1 blkio"
 else
