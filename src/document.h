@@ -69,6 +69,16 @@ std::string json_service(const Histogram &h);
 
 std::string json_service(const Histogram &h) { return ", \"service_ns\": " + json_latency(h); }
 
+// --fsync's ", \"sync\": {...}" in the total: every thread's fdatasyncs,
+// their histogram, and whether their p99 is under etcd's 10 ms.
+std::string json_total_sync(const std::optional<Histogram> &h)
+{
+	if (!h)
+		return "";
+	return format(", \"sync\": {\"ops\": %" PRIu64 ", \"latency_ns\": %s, \"histogram\": %s, \"etcd_met\": %s}", h->count(),
+		      json_latency(*h).c_str(), json_histogram(*h).c_str(), json_bool(meets_etcd(*h)).c_str());
+}
+
 // A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns",
 // "histogram"}: the side's own buckets, which --merge adds up per side.
 std::string json_side(std::uint64_t bytes, std::uint64_t ops, double secs, const Histogram &latency)
@@ -243,11 +253,11 @@ void print_json(std::FILE *out, const Report &r)
 		for (std::size_t i = 0; i < r.ex->shared.workers.size(); i++)
 			doc += (i ? ",\n  " : "\n  ") + json_thread(*r.ex->shared.workers[i]);
 		doc += format("],\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64
-			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s%s, %s}",
+			      ", \"seconds\": %s, \"bytes_per_second\": %s, \"iops\": %s, \"latency_ns\": %s%s%s, %s}",
 			      t.bytes, t.ops, json_number(t.wall).c_str(), json_number(rate(t.bytes, t.wall)).c_str(),
 			      json_number(rate(t.ops, t.wall)).c_str(), json_latency(total_latency(r.ex->shared)).c_str(),
 			      r.plan->opt.rate.per_second > 0 ? json_service(total_service(r.ex->shared)).c_str() : "",
-			      json_total_sides(r).c_str());
+			      json_total_sync(total_sync(r.ex->shared)).c_str(), json_total_sides(r).c_str());
 		if (std::optional<RateOutcome> rate = rate_outcome(*r.plan, *r.ex))	// only with --rate: a closed
 			doc += ",\n \"rate\": " + json_rate(*rate);				// loop's document is as it was
 		CpuTime cpu = cpu_time(r.ex->result, t.ops);

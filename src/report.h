@@ -395,6 +395,29 @@ Histogram total_service(const Shared &s)
 	return h;
 }
 
+// --fsync: every thread's fdatasyncs together; none without --fsync.
+std::optional<Histogram> total_sync(const Shared &s)
+{
+	std::optional<Histogram> h;
+	for (auto &w : s.workers)
+		if (w->sync_latency)
+			(h ? *h : h.emplace()).merge(*w->sync_latency);
+	return h;
+}
+
+// etcd's disk guidance: the 99th percentile of its WAL's fdatasync under
+// 10 ms.  Said after --fsync's sync distribution, met or not.
+constexpr std::uint64_t etcd_sync_p99_ns = 10'000'000;
+
+bool meets_etcd(const Histogram &syncs) { return syncs.count() && syncs.percentile(0.99) < etcd_sync_p99_ns; }
+
+std::string etcd_words(const Histogram &syncs)
+{
+	return format("etcd: fdatasync p99 %s, %s etcd's 10 ms for its write-ahead log: %s",
+		      format_ns(syncs.percentile(0.99)).c_str(), meets_etcd(syncs) ? "under" : "not under",
+		      meets_etcd(syncs) ? "met" : "NOT met");
+}
+
 void print_rate(std::FILE *out, const RateOutcome &r)
 {
 	std::fprintf(out, "Rate: %s IOPS offered, %s achieved (%.1f%%), at most %.3f s behind the schedule: %s\n",
@@ -746,6 +769,13 @@ void print_human(std::FILE *out, const Report &r)
 			std::fprintf(out, "Latency distribution (%" PRIu64 " I/Os):\n", all.count());
 		for (const std::string &line : bars)
 			std::fprintf(out, "  %s\n", line.c_str());
+	}
+	if (std::optional<Histogram> syncs = total_sync(r.ex->shared); syncs && syncs->count()) {
+		std::vector<std::string> bars = latency_bars(*syncs);	// the syncs', apart from the writes' above
+		std::fprintf(out, "Sync distribution (%" PRIu64 " fdatasync):\n", syncs->count());
+		for (const std::string &line : bars)
+			std::fprintf(out, "  %s\n", line.c_str());
+		std::fprintf(out, "%s\n", etcd_words(*syncs).c_str());
 	}
 	if (r.verdict)
 		print_verdict(out, r);

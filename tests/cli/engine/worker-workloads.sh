@@ -18,6 +18,29 @@ check "without --fsync: sync, read and write are null" "null null null null null
 run -w -f etcd -b 2300 -s 1m --fsync 1
 matches "--fsync: a Sync: line with count, mean, p99, p99.9, max" "$out" \
 	"*Sync: 456 fdatasync, mean *, p99 *, p99.9 *, max *"
+matches "--fsync: the syncs' own distribution, then etcd's 10 ms judged" "$out" \
+	"*Sync distribution (456 fdatasync):*%*etcd: fdatasync p99 *, *under etcd's 10 ms for its write-ahead log: *"
+run -w -f etcd -b 2300 -s 1m -j 2 --fsync 1 --json
+check "--fsync -j 2: total.sync holds both threads' syncs, etcd_met from their p99" "912 true" \
+	"$(jq -r '.total.sync | "\(.ops) \(.etcd_met == (.latency_ns.p99 < 10000000))"' <<<"$out")"
+check "--fsync: total.sync.histogram counts every sync" 912 "$(jq '[.total.sync.histogram[][2]] | add' <<<"$out")"
+if [ "$(id -u)" = 0 ] && [ -w /sys/fs/cgroup/blkio/cgroup.procs ] && command -v losetup >/dev/null; then
+	# A device that takes 25 writes a second: each fdatasync waits for its
+	# write, about 40 ms: etcd's 10 ms is not met, and said so.
+	truncate -s 16m etcd.img
+	eloop=$(losetup -f --show etcd.img)
+	ecg=/sys/fs/cgroup/blkio/sdb-cli-etcd-$$
+	mkdir "$ecg"
+	echo "$(cat "/sys/block/${eloop#/dev/}/dev") 25" >"$ecg/blkio.throttle.write_iops_device"
+	out=$( (echo "$BASHPID" >"$ecg/cgroup.procs" && exec "$sdb" -w -f "$eloop" -b 4k -s 80k --fsync 1 --force) 2>&1); rc=$?
+	check "--fsync on a device of 25 writes a second: exit 0, etcd's 10 ms NOT met" "0 1" \
+		"$rc $(grep -c "^etcd: fdatasync p99 .* ms, not under etcd's 10 ms for its write-ahead log: NOT met$" <<<"$out")"
+	rmdir "$ecg"
+	losetup -d "$eloop"
+	rm -f etcd.img
+else
+	skipped "--fsync on a slow device: etcd's 10 ms NOT met" "needs root, losetup and cgroup v1 blkio"
+fi
 run -M 50 -f etcd -b 2300 -s 1m --fsync 2 --json
 check "-M --fsync 2: a sync per two of the mix's writes" "$(jq '.threads[0].write.ops / 2 | floor' <<<"$out")" \
 	"$(jq '.threads[0].sync.ops' <<<"$out")"
