@@ -746,8 +746,30 @@ bool split_prefixed(std::string_view text, std::vector<std::pair<std::string, st
 // Every document in text (one, several one after another, pdsh/clush's
 // prefixed lines, or an Ansible --tree file whose "stdout" holds them),
 // each a HostRun named NAME, NAME#2, ... (NAME#HOST behind prefixes).
+// Ansible's plain output, "HOST | CHANGED | rc=0 >>" (or SUCCESS, FAILED,
+// UNREACHABLE!; "=> {" for a module's JSON) on the first line: what an
+// ad-hoc run prints without --tree.
+bool ansible_plain(std::string_view text)
+{
+	std::size_t start = text.find_first_not_of(" \t\r\n");
+	if (start == std::string_view::npos)
+		return false;
+	std::string_view line = text.substr(start, text.find('\n', start) - start);
+	std::size_t bar = line.find(" | ");
+	if (bar == std::string_view::npos || bar == 0 || line.substr(0, bar).find(' ') != std::string_view::npos)
+		return false;
+	std::string_view rest = line.substr(bar + 3);
+	bool state = false;
+	for (std::string_view s : {"CHANGED", "SUCCESS", "FAILED", "UNREACHABLE"})
+		state = state || rest.substr(0, s.size()) == s;
+	return state && (line.find(" >>") != std::string_view::npos || line.find(" => ") != std::string_view::npos);
+}
+
 Error load_inputs(std::string &text, const std::string &name, std::vector<HostRun> &found, unsigned depth = 0)
 {
+	if (depth == 0 && ansible_plain(text))
+		return runtime_error("%s: Ansible's plain output (HOST | CHANGED | rc=0 >>), which --merge cannot split: "
+				     "run ansible with --tree DIR and merge DIR", name.c_str());
 	std::vector<std::pair<std::string, std::string>> prefixed;
 	if (depth == 0 && split_prefixed(text, prefixed)) {
 		text = std::string();	// the hosts' copies are what is kept

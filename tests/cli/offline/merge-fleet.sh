@@ -71,6 +71,12 @@ check "merge-fleet: an Ansible --tree directory merged" "0 tree/node-a tree/node
 jq -n '{changed: true, rc: 2, stderr: "sdb: /data/t: No such file or directory", stdout: ""}' >tree/node-c
 run --merge tree
 contains "merge-fleet: a failed Ansible task named" "$err" "sdb: tree/node-c: the Ansible task failed (rc 2): sdb: /data/t: No such file"
+# Ansible's plain output (no --tree): one line that says how to get what merges.
+{ echo "node-a | CHANGED | rc=0 >>"; cat fa.json; echo "node-b | CHANGED | rc=0 >>"; cat fb.json; } >plain.txt
+run --merge plain.txt
+check "merge-fleet: Ansible's plain output: exit 1, the hint to --tree" "1 1" \
+	"$rc $(grep -c '^sdb: plain.txt: Ansible.s plain output (HOST | CHANGED | rc=0 >>), which --merge cannot split: run ansible with --tree DIR and merge DIR$' <<<"$err")"
+rm -f plain.txt
 # Memory grows with what is kept: a 20 MB document (512 threads, 2000
 # buckets each) within 4 times its size plus the histograms (was 1.6 GB).
 awk 'BEGIN { printf "{\"version\": \"%s\", \"host\": \"big\", \"start_unix\": 1000, \"end_unix\": 1002, ", "'"$version"'";
