@@ -240,13 +240,14 @@ std::uint64_t planned_bytes(const Plan &plan)
 	return sum;
 }
 
-// Whether the live status line is drawn: never with --json, and only on a
-// terminal that takes its \r and line-clearing escape: stderr a tty, and
-// TERM set and not "dumb" (an editor's shell buffer, a bare console).
-bool progress_terminal(const Options &o)
+// Whether the live status line is drawn: only on a terminal that takes
+// its \r and line-clearing escape: stderr a tty, and TERM set and not
+// "dumb" (an editor's shell buffer, a bare console).  With --json too: the
+// line is on stderr and erased before the document, which is on stdout.
+bool progress_terminal(const Options &)
 {
 	const char *term = std::getenv("TERM");
-	return !o.json && isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
+	return isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
 }
 
 // The live status line: only where progress_terminal().  Random I/O

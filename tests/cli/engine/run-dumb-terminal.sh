@@ -22,4 +22,12 @@ else
 		contains "TERM=$term: the report is there" "$(cat dumb.out)" "Thread  0 (CPU:"
 	done
 	rm -f dumbt dumb.out
+	# --quick --json with stderr a terminal: each test's status line there,
+	# the document on stdout whole.
+	mkdir -p qdir
+	TERM=xterm script -qec "'$sdb' --quick -f qdir -s 16m -t 0.3 --runs 1 --json >q.json" /dev/null >q.out 2>&1
+	check "--quick --json on a terminal: a status line on stderr for every test, as it runs" 8 \
+		"$(tr '\r' '\n' <q.out | grep -o '^\(SEQ\|RND\)[0-9A-Z]* Q[0-9]*T[0-9]* \(read\|write\), run 1 of 1: ' | sort -u | wc -l)"
+	check "--quick --json on a terminal: the document on stdout, its 8 rows" 8 "$(jq '.suite | length' q.json)"
+	rm -rf qdir q.json q.out
 fi
