@@ -46,6 +46,7 @@ struct Environment {
 	std::string host, kernel, fs, device, scheduler;
 	std::string logical_block, physical_block, rotational;
 	std::uint64_t buffer_bytes = 0, buffer_huge = 0;
+	unsigned max_segments = 0;	// queue/max_segments: the pieces one request may have; 0: unknown
 };
 
 // The sysfs directory of the whole disk under dev (a partition climbs to
@@ -97,6 +98,7 @@ Environment describe(const Plan &plan, const Buffer &buffer)
 		env.logical_block = read_line(queue + "/logical_block_size");
 		env.physical_block = read_line(queue + "/physical_block_size");
 		env.rotational = read_line(queue + "/rotational");
+		env.max_segments = static_cast<unsigned>(std::strtoul(read_line(queue + "/max_segments").c_str(), nullptr, 10));
 	}
 	if (env.device.empty())
 		env.device = format("%u:%u (no block device)", major(plan.fs_dev), minor(plan.fs_dev));

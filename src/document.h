@@ -144,11 +144,12 @@ std::string json_environment(const Report &r)
 	const Environment &e = *r.env;
 	return format("{\"host\": %s, \"kernel\": %s, \"filesystem\": %s, \"device\": %s, \"scheduler\": %s, "
 		      "\"logical_block_size\": %s, \"physical_block_size\": %s, \"rotational\": %s, \"dio_align\": %u, "
-		      "\"buffer_bytes\": %" PRIu64 ", \"buffer_huge_page_bytes\": %" PRIu64 "}",
+		      "\"buffer_bytes\": %" PRIu64 ", \"buffer_huge_page_bytes\": %" PRIu64 ", \"max_segments\": %s}",
 		      json_string(e.host).c_str(), json_string(e.kernel).c_str(), json_string(e.fs).c_str(),
 		      json_string(e.device).c_str(), json_string(e.scheduler).c_str(),
 		      json_string(e.logical_block).c_str(), json_string(e.physical_block).c_str(),
-		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge);
+		      json_string(e.rotational).c_str(), r.plan->dio_align, e.buffer_bytes, e.buffer_huge,
+		      e.max_segments ? std::to_string(e.max_segments).c_str() : "null");
 }
 
 // device.stack: the target's device first, then each level below it

@@ -27,6 +27,24 @@ matches "-v describes the environment" "$out" '*Host: *Target: v on *Buffer: *'
 run -v -w -f v -s 1m --json
 check "-v: environment in JSON" true "$(jq '.environment.kernel | length > 0' <<<"$out")"
 rm -f v
+# -v -D with 1 MiB blocks: where the device takes fewer segments than a
+# 1 MiB request from 4 KiB pages has (256), the Huge pages line says why
+# sdb's O_DIRECT beats fio's and dd's; max_segments is the kernel's.
+run -v -w -f v -s 8m -D --json
+dev=$(jq -r .environment.device <<<"$out")
+segs=$(cat "/sys/block/$dev/queue/max_segments" 2>/dev/null || echo null)
+check "-v --json: environment.max_segments is the device's queue/max_segments" "$segs" "$(jq .environment.max_segments <<<"$out")"
+huge=$(jq .environment.buffer_huge_page_bytes <<<"$out")
+run -v -w -f v -s 8m -D
+if [ "$segs" != null ] && [ "$segs" -lt 256 ] && [ "$huge" -gt 0 ]; then
+	contains "-v -D, 1 MiB blocks on a device of $segs segments: the Huge pages line" "$out" \
+		"Huge pages: a 1 MiB request from 4 KiB pages (fio's and dd's buffers) has 256 segments, more than $dev takes ($segs), and is split"
+else
+	lacks "-v -D, 1 MiB blocks, a device of $segs segments (huge $huge): no Huge pages line" "$out" "Huge pages:"
+fi
+run -v -w -f v -s 8m -b 4k -D
+lacks "-v -D, 4 KiB blocks: no Huge pages line" "$out" "Huge pages:"
+rm -f v
 
 # Eviction: a default read right after a write must not run at page-cache
 # speed; a --cached read of the same warm file must.  Random 4 KiB reads
