@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cinttypes>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -250,6 +251,15 @@ bool progress_terminal(const Options &)
 	return isatty(2) && term && *term && std::strcmp(term, "dumb") != 0;
 }
 
+// SDB_PROGRESS=lines (what --hosts sets for each remote run): a line a
+// second on stderr, "sdb: progress: 4.800 s, 5234491392 bytes", where no
+// status line is drawn, for the launcher's status lines to show the rate.
+bool progress_lines()
+{
+	const char *v = std::getenv("SDB_PROGRESS");
+	return v && std::strcmp(v, "lines") == 0;
+}
+
 // The live status line: only where progress_terminal().  Random I/O
 // shows its IOPS too, the figure such a run is read by.
 void draw_progress(const Plan &plan, const std::string &label, std::uint64_t bytes, double elapsed)
@@ -396,6 +406,8 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		s.gate.release();
 	}
 	bool tty = progress_terminal(plan.opt);
+	const bool lines = !tty && progress_lines();
+	std::int64_t next_line = r.start_ns + 1000000000;
 	bool drawn = false;
 	const std::int64_t tick = 100000000;	// a sample every 0.1 s
 	std::int64_t next_sample = r.start_ns + tick;
@@ -420,6 +432,11 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 			draw_progress(plan, id.label, r.samples.back().bytes, r.samples.back().t);
 			drawn = true;
 			next_draw = now + 250000000;
+		}
+		if (lines && now >= next_line) {
+			std::fprintf(stderr, "sdb: progress: %.3f s, %" PRIu64 " bytes\n", r.samples.back().t, r.samples.back().bytes);
+			std::fflush(stderr);
+			next_line = now + 1000000000;
 		}
 	}
 	r.tail_latency = latency.take(s);

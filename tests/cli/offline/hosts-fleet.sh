@@ -97,8 +97,10 @@ check "hosts-fleet: --fanout 2: the third host started after the first wave ende
 contains "hosts-fleet: --fanout 2: the waves do not overlap, said so" "$err" "the windows overlap"
 # The status lines, on a terminal (script(1) gives one).
 if command -v script >/dev/null; then
-	TERM=xterm script -qfec "$sdb --hosts 's1:$work/hf/st1,s2:$work/hf/st2' -w -s 4m -t 1" /dev/null >hf/tty.txt 2>&1
+	TERM=xterm script -qfec "$sdb --hosts 's1:$work/hf/st1,s2:$work/hf/st2' -w -s 4m -t 2.5" /dev/null >hf/tty.txt 2>&1
 	contains "hosts-fleet: on a terminal, a status line per host" "$(cat hf/tty.txt)" "s2:$work/hf/st2: running"
+	check "hosts-fleet: each host's status line gives its rate (from its run's progress lines)" true \
+		"$(grep -aq "s1:$work/hf/st1: running [0-9.]* s, [0-9.]* [KMG]iB/s" hf/tty.txt && echo true)"
 	contains "hosts-fleet: the status line before the start" "$(cat hf/tty.txt)" "s1:$work/hf/st1: started, the run begins in"
 	run --hosts "s1:$work/hf/st1" -w -s 4m
 	lacks "hosts-fleet: no terminal: no status line" "$err" "running"
