@@ -146,8 +146,10 @@ if command -v script >/dev/null; then
 	matches "progress line on a terminal" "$tty_out" '*ETA *'
 	run -r -f /dev/zero -s 1t -b 1m -t 1.6
 	lacks "no progress line when stderr is not a terminal" "$err" "ETA"
-	tty_out=$(script -qec "$sdb -r -f /dev/zero -s 1t -b 1m -t 1.6 --json" /dev/null)
-	lacks "no progress line with --json" "$tty_out" "ETA"
+	tty_out=$(script -qec "$sdb -r -f /dev/zero -s 1t -b 1m -t 1.6 --json >tty.json" /dev/null)
+	matches "--json on a terminal: the progress line on stderr" "$tty_out" '*ETA *'
+	check "--json on a terminal: stdout holds the document alone" 1.6 "$(jq .options.time_limit tty.json)"
+	rm -f tty.json
 else
 	skipped "progress line" "no script(1)"
 fi

@@ -46,7 +46,7 @@ bad_input 1 "cmp-c.json: not an sdb run, quick suite or merge" --compare cmp-a.j
 echo 'not json' >cmp-d.json
 bad_input 1 "cmp-d.json: not valid JSON" --compare cmp-d.json cmp-a.json
 rm -f cmp cmp-m cmp-?.json
-if [ "$(id -u)" != 0 ] || [ ! -w /sys/fs/cgroup/blkio ]; then
+if ! system || [ ! -w /sys/fs/cgroup/blkio ]; then
 	skipped "--compare of a throttled and a free device" "needs root and cgroup v1 blkio"
 else
 	truncate -s 256m cmp.img
@@ -54,7 +54,9 @@ else
 	"$sdb" -w -f "$loop" -s 256m -D -R --force >/dev/null 2>&1
 	cg=/sys/fs/cgroup/blkio/sdb-cli-compare-$$
 	mkdir "$cg"
-	echo "$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ') $((10 << 20))" >"$cg/blkio.throttle.read_bps_device"
+	majmin=$(cat "/sys/block/${loop#/dev/}/dev")
+	echo "$majmin $((10 << 20))" >"$cg/blkio.throttle.read_bps_device"
+	check "--compare: the 10 MiB/s throttle is set on $loop" "$majmin $((10 << 20))" "$(cat "$cg/blkio.throttle.read_bps_device")"
 	for x in a b; do
 		sh -c "echo \$\$ >$cg/tasks; exec $sdb -r -f $loop -s 256m -b 256k -D --ramp 0.5 -t 1 --runs 5 --json" >cmp-$x.json 2>/dev/null
 	done
