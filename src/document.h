@@ -70,13 +70,15 @@ std::string json_service(const Histogram &h);
 std::string json_service(const Histogram &h) { return ", \"service_ns\": " + json_latency(h); }
 
 // --fsync's ", \"sync\": {...}" in the total: every thread's fdatasyncs,
-// their histogram, and whether their p99 is under etcd's 10 ms.
+// their histogram, and whether their p99 is under etcd's 10 ms (null
+// where no fdatasync was made: nothing was measured to judge).
 std::string json_total_sync(const std::optional<Histogram> &h)
 {
 	if (!h)
 		return "";
 	return format(", \"sync\": {\"ops\": %" PRIu64 ", \"latency_ns\": %s, \"histogram\": %s, \"etcd_met\": %s}", h->count(),
-		      json_latency(*h).c_str(), json_histogram(*h).c_str(), json_bool(meets_etcd(*h)).c_str());
+		      json_latency(*h).c_str(), json_histogram(*h).c_str(),
+		      h->count() ? json_bool(meets_etcd(*h)).c_str() : "null");
 }
 
 // A mix's side: {"bytes", "ops", "bytes_per_second", "iops", "latency_ns",

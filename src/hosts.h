@@ -34,14 +34,16 @@
 
 namespace {
 
-// The remote command for one host: SDB_REMOTE (default "sdb", given to the
-// remote shell as is), then this run's options, each quoted, with -f the
+// The remote command for one host: SDB_PROGRESS=lines exported, SDB_REMOTE
+// (default "sdb", given to the remote shell as is), then this run's options, each quoted, with -f the
 // host's PATH, --json, and the common --start-at unless one was given
 // (--html and --prom are this side's: the merged results').
 std::string remote_command(const Options &opt, const HostSpec &h, double start_at)
 {
 	const char *remote = std::getenv("SDB_REMOTE");
-	std::string cmd = std::string("SDB_PROGRESS=lines ") + (remote && *remote ? remote : "sdb");	// a line a second: the status lines' rate
+	// A progress line a second for the status lines' rate, for a compound
+	// SDB_REMOTE too ("cd /x && sdb"); sudo passes it only where told to.
+	std::string cmd = std::string("export SDB_PROGRESS=lines; ") + (remote && *remote ? remote : "sdb");
 	std::string file = opt.file;	// %h and %r expanded here; each host expands -f's pattern itself
 	bool start_given = false;
 	for (const std::string &g : opt.given) {
@@ -252,16 +254,20 @@ struct StatusLines {
 			return format("started, the run begins in %.1f s", r.start_at - now_unix);
 		return format("running %.1f s%s", now_unix - r.start_at, progress_words(r.err_text).c_str());
 	}
-	// The remote run's rate from its last "sdb: progress: S s, B bytes"
-	// line (SDB_PROGRESS=lines): ", 1.21 GiB/s"; "" before one came.
+	// The remote run's rate from its last whole "sdb: progress: S s, B
+	// bytes" line (SDB_PROGRESS=lines; ssh may have delivered only part of
+	// the newest): ", 1.21 GiB/s"; "" before one came.
 	static std::string progress_words(const std::string &err)
 	{
-		std::size_t at = err.rfind("sdb: progress: ");
+		std::size_t end = err.rfind('\n');
+		std::size_t at = end == std::string::npos ? end : err.rfind("sdb: progress: ", end);
 		if (at == std::string::npos)
 			return "";
 		double seconds = 0;
 		unsigned long long bytes = 0;
-		if (std::sscanf(err.c_str() + at, "sdb: progress: %lf s, %llu bytes", &seconds, &bytes) != 2 || !(seconds > 0))
+		int n = 0;
+		if (std::sscanf(err.c_str() + at, "sdb: progress: %lf s, %llu bytes%n", &seconds, &bytes, &n) != 2 || n == 0 ||
+		    at + n > end || !(seconds > 0))
 			return "";
 		return ", " + format_rate(static_cast<double>(bytes) / seconds);
 	}

@@ -743,9 +743,6 @@ bool split_prefixed(std::string_view text, std::vector<std::pair<std::string, st
 	return !hosts.empty();
 }
 
-// Every document in text (one, several one after another, pdsh/clush's
-// prefixed lines, or an Ansible --tree file whose "stdout" holds them),
-// each a HostRun named NAME, NAME#2, ... (NAME#HOST behind prefixes).
 // Ansible's plain output, "HOST | CHANGED | rc=0 >>" (or SUCCESS, FAILED,
 // UNREACHABLE!; "=> {" for a module's JSON) on the first line: what an
 // ad-hoc run prints without --tree.
@@ -765,6 +762,9 @@ bool ansible_plain(std::string_view text)
 	return state && (line.find(" >>") != std::string_view::npos || line.find(" => ") != std::string_view::npos);
 }
 
+// Every document in text (one, several one after another, pdsh/clush's
+// prefixed lines, or an Ansible --tree file whose "stdout" holds them),
+// each a HostRun named NAME, NAME#2, ... (NAME#HOST behind prefixes).
 Error load_inputs(std::string &text, const std::string &name, std::vector<HostRun> &found, unsigned depth = 0)
 {
 	if (depth == 0 && ansible_plain(text))

@@ -302,7 +302,8 @@ std::string device_words(const HostRun::DeviceView &d)
 
 // The steady-state lines of a merge of --steady results: the fleet's
 // verdict, then each host's window or "not steady".
-void print_fleet_steady(std::FILE *out, const std::vector<HostRun> &runs, const Merged::FleetSteady &f, bool files)
+void print_fleet_steady(std::FILE *out, const std::vector<HostRun> &runs, const Merged::FleetSteady &f, std::size_t failed,
+			bool files)
 {
 	const std::string name = steady_variable_name(f.variable);
 	if (f.value)
@@ -311,7 +312,7 @@ void print_fleet_steady(std::FILE *out, const std::vector<HostRun> &runs, const 
 			     steady_value(f.variable, *f.value).c_str());
 	else
 		std::fprintf(out, "Steady state (SNIA PTS 2.0, %s): the fleet is not steady: %zu of %zu %s %s not\n", name.c_str(),
-			     f.not_steady.size(), runs.size(), files ? "results" : "hosts", f.not_steady.size() == 1 ? "is" : "are");
+			     f.not_steady.size(), runs.size() + failed, files ? "results" : "hosts", f.not_steady.size() == 1 ? "is" : "are");
 	for (const HostRun &r : runs) {
 		const HostRun::SteadyView &v = r.steady;
 		std::string words = !v.present		       ? "not a --steady result"
@@ -379,7 +380,7 @@ void print_merged_human(std::FILE *out, const std::vector<HostRun> &runs, const 
 			     m.fleet.worst_p99 ? (" (" + m.fleet.worst + ")").c_str() : "", names.empty() ? "none" : names.c_str());
 	}
 	if (m.steady.present)
-		print_fleet_steady(out, runs, m.steady, files);
+		print_fleet_steady(out, runs, m.steady, failed.size(), files);
 }
 
 // A merged mix's reads (k = 0) or writes (1) over the union of the
@@ -503,6 +504,11 @@ int report_merged(std::FILE *out, Waiter &waiter, std::vector<HostRun> &runs, co
 	if (runs.empty() && !json)
 		return 0;
 	Merged m = merge_runs(runs);
+	if (m.steady.present)	// a host with no result is not steady, nor then the fleet
+		for (const FailedHost &f : failed) {
+			m.steady.not_steady.push_back(f.label);
+			m.steady.value.reset();
+		}
 	emit_warnings(m.warnings);
 	if (doc)
 		*doc = printed([&](std::FILE *mem) { print_merged_json(mem, runs, m, failed, errors, interrupted); });

@@ -20,11 +20,11 @@ TEST_CASE("remote_command: this run's options, quoted, with the host's PATH, a c
 	Parsed p = Args{"-w", "-f", "/d/t", "--hosts", "a,b:/e/it's", "-s", "64m", "-D", "--json"}.parse();
 	REQUIRE(!p.error);
 	CHECK(remote_command(p.opt, p.opt.hosts[0], 1700000000.25) ==
-	      "SDB_PROGRESS=lines sdb '--write' '--size=64m' '--direct' '--file=/d/t' --json '--start-at=1700000000.250'");
+	      "export SDB_PROGRESS=lines; sdb '--write' '--size=64m' '--direct' '--file=/d/t' --json '--start-at=1700000000.250'");
 	CHECK(remote_command(p.opt, p.opt.hosts[1], 1700000000.25) ==
-	      "SDB_PROGRESS=lines sdb '--write' '--size=64m' '--direct' '--file=/e/it'\\''s' --json '--start-at=1700000000.250'");
+	      "export SDB_PROGRESS=lines; sdb '--write' '--size=64m' '--direct' '--file=/e/it'\\''s' --json '--start-at=1700000000.250'");
 	setenv("SDB_REMOTE", "/opt/sdb/bin/sdb", 1);
-	CHECK(remote_command(p.opt, p.opt.hosts[0], 1).rfind("SDB_PROGRESS=lines /opt/sdb/bin/sdb '--write'", 0) == 0);
+	CHECK(remote_command(p.opt, p.opt.hosts[0], 1).rfind("export SDB_PROGRESS=lines; /opt/sdb/bin/sdb '--write'", 0) == 0);
 	unsetenv("SDB_REMOTE");
 	setenv("SDB_SSH", "ssh -p 2222  -i key", 1);
 	CHECK(ssh_command() == std::vector<std::string>{"ssh", "-p", "2222", "-i", "key", "-o", "BatchMode=yes"});

@@ -113,7 +113,7 @@ contains "--precondition --explain: 128 KiB sequential writes of random bytes, t
 contains "--steady --explain: how fio's rule differs, said" "$out" "fio's steadystate= holds one rule over 1 s samples"
 rm -f st pc
 
-if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
+if ! system || ! command -v losetup >/dev/null; then
 	for t in "--precondition refused on a device without --force" "a constant device: steady at round 5 or 6" \
 		"a throttle changed part-way: the window after it, leaving reported"; do
 		skipped "$t" "needs root and losetup"
@@ -218,6 +218,10 @@ if loop2=$(losetup -f --show --direct-io=on dev2.img 2>/dev/null); then
 		"$rc $(jq -r '"\(.fleet_steady.steady) \(.fleet_steady.steady_hosts) \([.hosts[].steady.window[1]] | all(. == 5 or . == 6))"' <<<"$out")"
 	check "--steady --hosts: the fleet's figure is the two windows' averages, 16 MiB/s (+-10%)" true \
 		"$(jq '.fleet_steady.value / 16777216 | . > 0.9 and . < 1.1' <<<"$out")"
+	# A host that fails has no rounds: neither it nor the fleet is steady.
+	SDB_SSH=$work/rsh SDB_REMOTE=$work/remote run --hosts "a:$loop,c:$work/nodir/x" -r -b 64k -D -t 0.3 --steady --json
+	check "--steady --hosts, one host failed: exit 1, the fleet not steady, the failed host among those not, no figure" \
+		"1 false true null" "$rc $(jq -r '.fleet_steady | "\(.steady) \(.not_steady | index("c:'"$work"'/nodir/x") != null) \(.value)"' <<<"$out")"
 	losetup -d "$loop2"
 else
 	skipped "--steady --hosts" "losetup failed"
