@@ -47,6 +47,7 @@ struct Environment {
 	std::string logical_block, physical_block, rotational;
 	std::uint64_t buffer_bytes = 0, buffer_huge = 0;
 	unsigned max_segments = 0;	// queue/max_segments: the pieces one request may have; 0: unknown
+	std::uint64_t max_request = 0;	// queue/max_sectors_kb in bytes: the largest request; 0: unknown
 };
 
 // The sysfs directory of the whole disk under dev (a partition climbs to
@@ -99,6 +100,7 @@ Environment describe(const Plan &plan, const Buffer &buffer)
 		env.physical_block = read_line(queue + "/physical_block_size");
 		env.rotational = read_line(queue + "/rotational");
 		env.max_segments = static_cast<unsigned>(std::strtoul(read_line(queue + "/max_segments").c_str(), nullptr, 10));
+		env.max_request = std::strtoull(read_line(queue + "/max_sectors_kb").c_str(), nullptr, 10) * KiB;
 	}
 	if (env.device.empty())
 		env.device = format("%u:%u (no block device)", major(plan.fs_dev), minor(plan.fs_dev));

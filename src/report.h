@@ -299,12 +299,15 @@ void print_memory(std::FILE *out, const MemoryRates &m)
 }
 
 // Where sdb's huge-page buffer is why it beats dd and fio: an O_DIRECT
-// block that, from 4 KiB pages, has more segments than the device takes in
-// one request, so theirs are split and sdb's are not; "" elsewhere.
+// block that fits in one request of the device (max_sectors_kb), from
+// 4 KiB pages has more segments than the device takes in one request, so
+// theirs are split, and from sdb's buffer (all of it on 2 MiB pages) has
+// few enough, so sdb's is not; "" elsewhere.
 std::string huge_page_note(const Plan &p, const Environment &e)
 {
-	const std::uint64_t pages = p.block_size / 4096;
-	if (!p.opt.direct || !e.buffer_huge || !e.max_segments || pages <= e.max_segments)
+	const std::uint64_t pages = (p.block_size + 4095) / 4096, huge = (p.block_size + 2 * MiB - 1) / (2 * MiB) + 1;
+	if (!p.opt.direct || !e.buffer_bytes || e.buffer_huge < e.buffer_bytes || !e.max_segments || !e.max_request ||
+	    p.block_size > e.max_request || pages <= e.max_segments || huge > e.max_segments)
 		return "";
 	return format("Huge pages: a %s request from 4 KiB pages (fio's and dd's buffers) has %" PRIu64 " segments, more "
 		      "than %s takes (%u), and is split; from sdb's huge pages it is not (fio matches with --iomem=shmhuge "
