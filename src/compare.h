@@ -36,6 +36,7 @@ struct Figure {
 struct Tested {
 	std::string name;
 	Figure bps, iops, p99;
+	bool rounds = false;	// a --steady result's samples are its window's (or last five) rounds
 };
 
 // A document's tests and what it measured on, for the warnings.
@@ -121,6 +122,7 @@ Error steady_samples(const Json &doc, const std::string &file, Tested &t)
 	}
 	if (!p99)
 		t.p99.samples.clear();
+	t.rounds = true;
 	return {};
 }
 
@@ -300,7 +302,9 @@ std::vector<std::string> compare_warnings(const Compared &a, const Compared &b)
 				   keys.c_str(), input_name(a.file).c_str(), input_name(b.file).c_str()));
 	for (const Compared *c : {&a, &b})
 		if (c->steady == Compared::Steady::not_steady)
-			w.push_back(input_name(c->file) + " was not steady: its last five rounds are compared");
+			w.push_back(input_name(c->file) + " was not steady: " +
+				    (!c->tests.empty() && c->tests[0].rounds ? "its last five rounds are compared"
+									     : "its reported round is compared (no five rounds to take)"));
 	if ((a.steady == Compared::Steady::none) != (b.steady == Compared::Steady::none))
 		w.push_back(format("%s is a --steady result and %s is not: a window of rounds against one run",
 				   input_name((a.steady != Compared::Steady::none ? a : b).file).c_str(),
