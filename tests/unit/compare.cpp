@@ -1,5 +1,6 @@
 // compare: the change between two documents' figures and its interval.
 #include "../../src/compare.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
 
@@ -23,7 +24,8 @@ std::string suite_doc(const char *name, std::vector<double> rates)
 
 std::string saved(const std::string &text)
 {
-	char path[] = "/tmp/sdb-compare-unit.XXXXXX";
+	std::string path_name = scratch_name("sdb-compare-unit.XXXXXX");
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));

@@ -1,6 +1,7 @@
 // Unit tests of src/device.h: the block device under a target in a fake
 // sysfs (SATA, NVMe, USB links; dm, md, loop, btrfs), its counters, holes.
 #include "../../src/device.h"
+#include "scratch.h"
 #include "../../src/run.h"	// read_stats
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -245,7 +246,8 @@ TEST_CASE("find_device: the queue's write cache, FUA and rotational flags, a loo
 
 TEST_CASE("overlay_mount: the mount point, upperdir and lowerdirs of an overlay mount's super options, escapes undone")
 {
-	char tmpl[] = "/tmp/sdb-mountinfo.XXXXXX";
+	std::string tmpl_name = scratch_name("sdb-mountinfo.XXXXXX");
+	char *tmpl = tmpl_name.data();
 	int fd = mkstemp(tmpl);
 	REQUIRE(fd >= 0);
 	std::string info =
@@ -289,7 +291,8 @@ TEST_CASE("parse_disk_stat: the kernel's lines of every age, and odd ones")
 
 TEST_CASE("hollow_bytes: holes and unwritten extents, each byte once")
 {
-	char tmpl[] = "/var/tmp/sdb-holes.XXXXXX";
+	std::string tmpl_name = scratch_name("sdb-holes.XXXXXX", "/var/tmp");
+	char *tmpl = tmpl_name.data();
 	int fd = mkstemp(tmpl);
 	REQUIRE(fd >= 0);
 	unlink(tmpl);

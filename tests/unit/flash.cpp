@@ -52,7 +52,7 @@ TEST_CASE("flash_words and json_flash: the cliff, or none within what was writte
 	CHECK(flash_words(w) == "Write to the cliff: 144 MiB of a 1 GiB cap in 6.0 s: no cliff within 144 MiB "
 				"(24.00 MiB/s over all of it)");
 	CHECK(json_flash(w).find("\"cliff\": null") == 0);
-	w.cliff = Cliff{64 * MiB, 0.8, 80.0 * MiB, 16.0 * MiB};
+	w.cliff = Cliff{64 * MiB, 0.8, 80.0 * MiB, 16.0 * MiB, ""};
 	std::string words = flash_words(w);
 	CHECK(words.find("the rate fell after 64 MiB (0.80 s), from 80.00 MiB/s to 16.00 MiB/s: a write cache of about 64 MiB") !=
 	      std::string::npos);

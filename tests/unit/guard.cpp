@@ -2,6 +2,7 @@
 // magic, removal only of the inode sdb holds, the run's lock and who holds
 // it, the processes that hold a file open, a mountinfo read from a file.
 #include "../../src/guard.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -23,10 +24,10 @@ TEST_SUITE("guard") {
 
 // A directory of its own for a test, removed with what is in it.
 struct Scratch {
-	char dir[32] = "/tmp/sdb-guard.XXXXXX";
-	Scratch() { REQUIRE(mkdtemp(dir)); }
-	~Scratch() { CHECK(std::system(("rm -rf '" + std::string(dir) + "'").c_str()) == 0); }
-	std::string path(const char *name) const { return std::string(dir) + "/" + name; }
+	std::string dir = scratch_name("sdb-guard.XXXXXX");
+	Scratch() { REQUIRE(mkdtemp(dir.data())); }
+	~Scratch() { CHECK(std::system(("rm -rf '" + dir + "'").c_str()) == 0); }
+	std::string path(const char *name) const { return dir + "/" + name; }
 	void write(const char *name, const char *text) const { std::ofstream(path(name)) << text; }
 };
 

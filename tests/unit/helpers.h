@@ -9,6 +9,7 @@
 #include "../../src/json.h"
 #include "../../src/options.h"
 #include "../../src/plan.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
 
@@ -52,8 +53,8 @@ struct SysfsFixture {
 	std::string root;
 	SysfsFixture()
 	{
-		char tmpl[] = "/tmp/sdb-sysfs.XXXXXX";
-		root = mkdtemp(tmpl) ? tmpl : "";
+		std::string tmpl = scratch_name("sdb-sysfs.XXXXXX");
+		root = mkdtemp(tmpl.data()) ? tmpl : "";
 		setenv("SDB_SYSFS", root.c_str(), 1);
 	}
 	~SysfsFixture()

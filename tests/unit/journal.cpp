@@ -1,6 +1,7 @@
 // journal: --probe's undo journal read back as written, damaged records
 // counted, and a restore that goes on past a unit it cannot write.
 #include "../../src/journal.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
 
@@ -17,7 +18,8 @@ std::string unit_of(char c) { return std::string(verify_unit, c); }
 
 std::string scratch(const char *tag)
 {
-	char path[] = "/tmp/sdb-journal-unit.XXXXXX";
+	std::string path_name = scratch_name("sdb-journal-unit.XXXXXX");
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	close(fd);

@@ -2,6 +2,7 @@
 // input), the inputs as launchers gather them, and a document into a
 // HostRun with every count checked.
 #include "../../src/load.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -22,7 +23,8 @@ TEST_SUITE("load") {
 
 TEST_CASE("read_input: a file whole; a missing one is an error naming it")
 {
-	char path[] = "/tmp/sdb-load-XXXXXX";
+	std::string path_name = scratch_name("sdb-load-XXXXXX");
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	std::string big(200000, 'x');	// more than one read's chunk

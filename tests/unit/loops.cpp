@@ -1,6 +1,7 @@
 // Unit tests of src/loops.h: the offsets of sequential and random passes,
 // io_uring completions and errors in the real loop.
 #include "../../src/loops.h"
+#include "scratch.h"
 #include "../../src/buffer.h"	// Buffer
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -88,7 +89,8 @@ TEST_CASE("a failed io_uring_enter names the call, not an I/O at an offset")
 	// (its mappings stay valid), and whose registration with this thread
 	// is undone, makes io_uring_enter fail, and only that: EBADF for the
 	// registered index, EOPNOTSUPP for /dev/null where none was made.
-	char path[] = "/tmp/sdb-ring.XXXXXX";
+	std::string path_name = scratch_name("sdb-ring.XXXXXX");
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	REQUIRE(ftruncate(fd, 65536) == 0);

@@ -5,6 +5,7 @@
 #define SDB_NO_MAIN
 #define SDB_TEST_CHECK check_modes
 #include "../../sdb.cpp"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -288,7 +289,8 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 
 TEST_CASE("--hosts @FILE: a host a line, # comments; --fanout and --host-timeout")
 {
-	char name[] = "/tmp/sdb-hosts-XXXXXX";
+	std::string name_storage = scratch_name("sdb-hosts-XXXXXX");
+	char *name = name_storage.data();
 	int fd = mkstemp(name);
 	REQUIRE(fd >= 0);
 	const char text[] = "# the storage nodes\nnode[1-2]:/data/t\n\n  user@[::1]:/x   # loopback\nlast\n";

@@ -2,6 +2,7 @@
 // without touching the disk, the mount table, and the rules of guard.h as
 // make_plan() applies them (kernel file systems, locks, other writers).
 #include "../../src/plan.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -20,17 +21,17 @@ TEST_SUITE("plan") {
 
 // A write of a new file f in a directory of its own, which goes with it.
 struct NewFileWrite {
-	char dir[32] = "/tmp/sdb-test.XXXXXX";
+	std::string dir = scratch_name("sdb-test.XXXXXX");
 	Options o;
 	NewFileWrite(unsigned threads, std::uint64_t size)
 	{
-		REQUIRE(mkdtemp(dir));
+		REQUIRE(mkdtemp(dir.data()));
 		o.op = Options::Op::write;
-		o.file = std::string(dir) + "/f";
+		o.file = dir + "/f";
 		o.threads = threads;
 		o.size = size;
 	}
-	~NewFileWrite() { rmdir(dir); }
+	~NewFileWrite() { rmdir(dir.c_str()); }
 };
 
 TEST_CASE("make_plan: sizes whose regions pass the largest offset are usage errors")

@@ -1,5 +1,6 @@
 // probe: the budget of --probe and its bisection, on files made here.
 #include "../../src/probe.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
 
@@ -20,7 +21,8 @@ TEST_CASE("probe_budget: 0.1% of the target, at most 64 MiB, in 4 KiB units")
 
 TEST_CASE("probe: a genuine file keeps all of it, and gets its units back")
 {
-	char path[] = "/tmp/sdb-probe-unit.XXXXXX";
+	std::string path_name = scratch_name("sdb-probe-unit.XXXXXX");
+	char *path = path_name.data();
 	int raw = mkstemp(path);
 	REQUIRE(raw >= 0);
 	REQUIRE(ftruncate(raw, static_cast<off_t>(128 * MiB)) == 0);
@@ -49,7 +51,8 @@ TEST_CASE("probe: a genuine file keeps all of it, and gets its units back")
 
 TEST_CASE("probe: a target too small for 0.1% is an error that says so")
 {
-	char path[] = "/tmp/sdb-probe-unit.XXXXXX";
+	std::string path_name = scratch_name("sdb-probe-unit.XXXXXX");
+	char *path = path_name.data();
 	int raw = mkstemp(path);
 	REQUIRE(raw >= 0);
 	REQUIRE(ftruncate(raw, static_cast<off_t>(16 * MiB)) == 0);

@@ -1,6 +1,7 @@
 // Unit tests of src/quick.h: --quick's options and profiles, the rows of
 // each profile, and the median and spread of a row's runs.
 #include "../../src/quick.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -81,7 +82,8 @@ TEST_CASE("median and spread of the quick suite")
 
 TEST_CASE("quick_run: a signal taken between two runs (in allocate_buffers) is an interruption, not an error")
 {
-	char dir[] = "/tmp/sdb-unit-quick.XXXXXX";
+	std::string dir_name = scratch_name("sdb-unit-quick.XXXXXX");
+	char *dir = dir_name.data();
 	REQUIRE(mkdtemp(dir));
 	const std::string path = std::string(dir) + "/t";
 	{

@@ -1,6 +1,7 @@
 // Unit tests of src/stops.h: schedstat's run delay as the kernel writes
 // it, and a wake's lateness the run delay does not explain counted as a stop.
 #include "../../src/stops.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
 
@@ -14,7 +15,8 @@ TEST_SUITE("stops") {
 
 TEST_CASE("run_delay_ns: schedstat's second field; none for a file without it")
 {
-	char path[] = "/tmp/sdb-schedstat.XXXXXX";
+	std::string path_name = scratch_name("sdb-schedstat.XXXXXX");
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	close(fd);

@@ -1,6 +1,7 @@
 // Unit tests of src/worker.h: -R's stamp and rotation, the memlock hint of
 // a refused ring, a punted ring's wait, mincore's sample.
 #include "../../src/worker.h"
+#include "scratch.h"
 #include "../../src/buffer.h"	// Buffer
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -85,7 +86,8 @@ TEST_CASE("punted_wait: one below -q 8 (the pinned path), half the depth to -q 6
 
 TEST_CASE("mincore_fraction: exact over a small range, a true sample over a large one")
 {
-	char path[] = "/var/tmp/sdb-mincore.XXXXXX";	// not /tmp: a tmpfs cannot evict
+	std::string path_name = scratch_name("sdb-mincore.XXXXXX", "/var/tmp");	// not /tmp: a tmpfs cannot evict
+	char *path = path_name.data();
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	unlink(path);

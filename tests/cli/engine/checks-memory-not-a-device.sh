@@ -44,7 +44,7 @@ rm -f warm
 
 # zram: a memory device, whose file system (devtmpfs for /dev/zram0) says
 # nothing; pages of zeros are stored as nothing.
-if [ "$(id -u)" = 0 ] && [ -w /sys/block/zram0/reset ]; then
+if system && [ -w /sys/block/zram0/reset ]; then
 	echo 1 >/sys/block/zram0/reset && echo 512M >/sys/block/zram0/disksize
 	run -r -f /dev/zram0 -s 64m --json
 	check "zram read of zeros: memory-backed and same-filled warnings" "1 1" \

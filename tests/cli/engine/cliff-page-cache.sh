@@ -9,7 +9,7 @@
 # sdb in a memory cgroup of 96 MiB; with -D the same write shows no
 # page-cache fall.  The throttle is cleared on any exit of this section.
 blkio=/sys/fs/cgroup/blkio memcg=/sys/fs/cgroup/memory
-if [ "$(id -u)" != 0 ] || [ ! -w "$blkio/blkio.throttle.write_bps_device" ] || [ ! -w "$memcg/cgroup.procs" ] ||
+if ! system || [ ! -w "$blkio/blkio.throttle.write_bps_device" ] || [ ! -w "$memcg/cgroup.procs" ] ||
 	! command -v mkfs.ext4 >/dev/null; then
 	skipped "a memory cgroup's page cache is not a write cache" "needs root, cgroup v1 blkio and memory, mkfs.ext4"
 	exit

@@ -10,7 +10,7 @@ check "/dev/null: unverifiable, a character device, no name" "false true null" \
 	"$(jq -r '"\(.device.verified) \(.device.reason | test("character device")) \(.device.name)"' <<<"$out")"
 run -w -f /dev/null -s 64m
 contains "/dev/null: the Device line says why not" "$out" "Device: unverifiable: /dev/null is a character device"
-if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
+if ! system || ! command -v mkfs.ext4 >/dev/null; then
 	skipped "sdb checks itself" "needs root and mkfs.ext4"
 else
 	mnt=$work/verify

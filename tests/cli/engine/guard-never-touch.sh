@@ -53,7 +53,7 @@ run -w -f /sys/sdb-cli-new -s 4k
 contains "-w of a new file in /sys: refused as sysfs" "$rc $err" "1 sdb: /sys/sdb-cli-new is on sysfs"
 kill $victim
 wait $victim 2>/dev/null
-if [ "$(id -u)" = 0 ] && cg=$(awk '$3 == "cgroup" || $3 == "cgroup2" { print $2; exit }' /proc/self/mounts) &&
+if system && cg=$(awk '$3 == "cgroup" || $3 == "cgroup2" { print $2; exit }' /proc/self/mounts) &&
 	[ -n "$cg" ] && mkdir "$cg/sdb-cli-$$" 2>/dev/null; then
 	f=$(find "$cg/sdb-cli-$$" -maxdepth 1 -type f -perm -u+w -size 0 | sort | head -n 1)
 	before=$(cat "$f")
@@ -151,7 +151,7 @@ rm -rf gd/sticky
 # mount namespace, under a path that does not exist in this one, an
 # ntfs-3g daemon serving the image there, and one here whose mount names a
 # path that is gone.
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+if ! system || ! command -v unshare >/dev/null; then
 	skipped "loop device from another mount namespace" "needs root and unshare"
 	skipped "FUSE image mounted in another mount namespace" "needs root and unshare"
 	skipped "FUSE image whose mount names a path now gone" "needs root"

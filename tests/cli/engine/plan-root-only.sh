@@ -1,7 +1,7 @@
 #!/bin/bash
 # ------------------------------------------------------------ plan-root-only
 . "$(dirname "$0")/../lib.sh"
-if [ "$(id -u)" != 0 ]; then
+if ! system; then
 	for t in "tmpfs full" "block device without --force" "mounted block device" "idle block device"; do
 		skipped "$t" "needs root"
 	done

@@ -13,7 +13,7 @@ metal_keys='["busy","bytes","delivered","evidence","fua","limit","link","name","
 run -r -f /dev/zero -s 16m --json
 check "device JSON: the round-3 keys, null where there is no device" "$metal_keys [] null null null" \
 	"$(jq -c '.device | "\(keys) \(.stack) \(.other_bytes) \(.write_cache) \(.fua)"' -r <<<"$out")"
-if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 >/dev/null; then
+if ! system || ! command -v mkfs.ext4 >/dev/null; then
 	for t in "buffered loop over a cached backing file" "another process on the disk" "residency for an unprivileged user" \
 		"a CPU quota" "write cache and FUA" "overlayfs" "a paravirtual disk"; do
 		skipped "$t" "needs root and mkfs.ext4"

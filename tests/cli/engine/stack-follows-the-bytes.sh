@@ -9,7 +9,7 @@
 # from its layer's device, an upper layer on tmpfs called memory; fuse2fs
 # over a loop device counted on that device.  Each stack is built for real and held against
 # the kernel's counters of every level (/sys/block/X/stat).
-if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
+if ! system || ! command -v losetup >/dev/null; then
 	skipped "the stack follows the bytes" "needs root and losetup"
 	exit
 fi

@@ -13,7 +13,7 @@
 	run -r -D -m rand -b 4k -q 4 -s 8m -t 0.3 -f "$pn_dir/f"
 	check "uring-pinned: -q 4 on a file the ring reads itself: exit 0, not pinned" "0 0" "$rc $(grep -c ', pinned)' <<<"$out")"
 	cpus=$(nproc)
-	if [ "$(id -u)" != 0 ] || [ ! -r /sys/class/zram-control/hot_add ] || [ "$cpus" -lt 2 ]; then
+	if ! system || [ ! -r /sys/class/zram-control/hot_add ] || [ "$cpus" -lt 2 ]; then
 		skipped "uring-pinned: zram" "needs root, zram-control and 2 CPUs"
 	else
 		pz=$(cat /sys/class/zram-control/hot_add)

@@ -22,7 +22,7 @@ check "-q 16 -t 1: time-based" true "$(jq '.total.seconds >= 0.95 and .total.ops
 run -r -f q -s 16m -q 4 --json
 check "-q 4 read past end of file: bytes actually read" 8388608 "$(jq .total.bytes <<<"$out")"
 check "-q 4 read past end of file: warning" 1 "$(jq '.warnings | map(select(test("end of file"))) | length' <<<"$out")"
-if [ "$(id -u)" = 0 ] && [ -w /proc/sys/kernel/io_uring_disabled ]; then
+if system && [ -w /proc/sys/kernel/io_uring_disabled ]; then
 	saved=$(cat /proc/sys/kernel/io_uring_disabled)
 	echo 2 >/proc/sys/kernel/io_uring_disabled
 	run -r -f q -q 4

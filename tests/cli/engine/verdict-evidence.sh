@@ -15,7 +15,7 @@ check "device.evidence: every check made, each with what it saw, for an unverifi
 	"$(jq -r '.device.evidence | "\(length >= 4) \(all(has("check") and has("found") and has("figure")))"' <<<"$out")"
 
 blkio=/sys/fs/cgroup/blkio
-if [ "$(id -u)" != 0 ] || [ ! -w "$blkio/cgroup.procs" ] || [ ! -e "$blkio/blkio.throttle.read_bps_device" ] ||
+if ! system || [ ! -w "$blkio/cgroup.procs" ] || [ ! -e "$blkio/blkio.throttle.read_bps_device" ] ||
 	! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
 	for t in "a blkio throttle on sdb's cgroup" "a throttle on an ancestor" "a throttle on the level below" \
 		"kill -STOP mid-run" "a writer during a read"; do

@@ -61,7 +61,7 @@ bad_input 2 "/dev/null is a character device: what is written there cannot be re
 check "usage errors create nothing" missing "$(size_of vc)"
 run -w -f ve -s 1m --verify --explain
 contains "--explain: fio's own verify" "$out" "--verify=crc32c"
-if [ "$(id -u)" != 0 ]; then
+if ! system; then
 	skipped "--verify on a loop device" "needs root"
 else
 	truncate -s 64m verify-loop.img

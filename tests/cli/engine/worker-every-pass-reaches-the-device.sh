@@ -32,7 +32,7 @@ reached() {
 	check "$1: the device saw >= 90% of the bytes claimed" true \
 		"$(jq --argjson dev "$2" 'if $dev >= 0.9 * .total.bytes then true else "\($dev) of \(.total.bytes)" end' <<<"$out")"
 }
-if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
+if system && command -v mkfs.ext4 >/dev/null; then
 	mnt=$work/passes
 	mkdir -p "$mnt"
 	truncate -s 320m passes.img

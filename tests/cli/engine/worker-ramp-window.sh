@@ -20,7 +20,7 @@ run -M 50 -f rampw.img -s 4m -b 4k -q 8 --ramp 0.3 --json
 check "-M 50 -q 8 --ramp without -t: the sides add up to SIZE/bs" "0 1024" \
 	"$rc $(jq -r '.total.read.ops + .total.write.ops' <<<"$out")"
 rm -f rampw.img
-if [ "$(id -u)" != 0 ]; then
+if ! system; then
 	skipped "--ramp window against a loop device's counters" "needs root (a loop device)"
 else
 	truncate -s 16m rampw-loop.img

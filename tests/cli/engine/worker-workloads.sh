@@ -24,7 +24,7 @@ run -w -f etcd -b 2300 -s 1m -j 2 --fsync 1 --json
 check "--fsync -j 2: total.sync holds both threads' syncs, etcd_met from their p99" "912 true" \
 	"$(jq -r '.total.sync | "\(.ops) \(.etcd_met == (.latency_ns.p99 < 10000000))"' <<<"$out")"
 check "--fsync: total.sync.histogram counts every sync" 912 "$(jq '[.total.sync.histogram[][2]] | add' <<<"$out")"
-if [ "$(id -u)" = 0 ] && [ -w /sys/fs/cgroup/blkio/cgroup.procs ] && command -v losetup >/dev/null; then
+if system && [ -w /sys/fs/cgroup/blkio/cgroup.procs ] && command -v losetup >/dev/null; then
 	# A device that takes 25 writes a second: each fdatasync waits for its
 	# write, about 40 ms: etcd's 10 ms is not met, and said so.
 	truncate -s 16m etcd.img
@@ -136,7 +136,7 @@ rm -rf qm f
 # Against the kernel's own counters of a loop device (/sys/block/X/stat:
 # 3rd field sectors read, 7th sectors written, 16th flushes completed):
 # what a mix claims for each side, and --fsync's flushes.
-if [ "$(id -u)" != 0 ]; then
+if ! system; then
 	skipped "-M and --fsync against the device's counters" "needs root (a loop device)"
 else
 	truncate -s 32m workloads-loop.img

@@ -62,7 +62,7 @@ contains "--html with a stale PAGE.sdb-tmp: names it" "$err" "q.html.sdb-tmp exi
 run -w -f t2 -s 1m --html /proc/sdb-page.html
 check "--html on /proc: exit 2" 2 "$rc"
 
-if [ "$(id -u)" = 0 ] && head -c 8m /dev/urandom >image && loop=$(losetup -f --show image 2>/dev/null); then
+if system && head -c 8m /dev/urandom >image && loop=$(losetup -f --show image 2>/dev/null); then
 	before=$(sum image)
 	run -w -f t3 -s 1m --html image --force
 	check "--html over a loop device's backing file, with --force: exit 2, the image as it was" \
@@ -73,7 +73,7 @@ else
 	skipped "--html over a loop device's backing file" "needs root for a loop device"
 fi
 
-if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+if system && command -v unshare >/dev/null; then
 	head -c 4m /dev/urandom >img
 	before=$(sum img)
 	echo "someone's" >held

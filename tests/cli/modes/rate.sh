@@ -47,7 +47,7 @@ bad_input 2 "--quick and --sweep" --quick -f . --sweep
 rm -f rate.dat rate.html
 
 blkio=/sys/fs/cgroup/blkio
-if [ "$(id -u)" != 0 ] || [ ! -w "$blkio/cgroup.procs" ] || [ ! -e "$blkio/blkio.throttle.read_iops_device" ]; then
+if ! system || [ ! -w "$blkio/cgroup.procs" ] || [ ! -e "$blkio/blkio.throttle.read_iops_device" ]; then
 	skipped "rate: --rate and --sweep against a throttled loop device" "needs root and cgroup v1 blkio"
 elif ! truncate -s 64m rate.img || ! loop=$(losetup -f --show rate.img 2>/dev/null); then
 	skipped "rate: --rate and --sweep against a throttled loop device" "losetup failed"

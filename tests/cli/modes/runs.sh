@@ -67,7 +67,7 @@ lacks "--runs 3 of the card command: no advice to use --runs" "$out" "for a numb
 contains "--runs 3 of the card command: still says how short" "$out" "(a short run: 4 I/Os in "
 rm -f card q
 
-if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
+if ! system || ! command -v losetup >/dev/null; then
 	skipped "--runs 5 on a throttled loop device" "needs root and losetup"
 	skipped "a device read without -s or -t: 10 s" "needs root and losetup"
 	exit

@@ -5,7 +5,7 @@
 # one host's loop device throttled (blkio) and named a straggler, Ctrl-C's
 # partial merged report through real sessions, a remote killed mid-run.
 . "$(dirname "$0")/../lib.sh"
-if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null || [ ! -w /sys/fs/cgroup/blkio ]; then
+if ! system || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null || [ ! -w /sys/fs/cgroup/blkio ]; then
 	skipped "hosts-fleet-ssh" "needs root, sshd and ssh-keygen (openssh-server), cgroup v1 blkio"
 else
 	fs_dir=$work/fssh

@@ -18,7 +18,7 @@ SSH
 chmod +x hf/rsh
 export SDB_SSH=$work/hf/rsh SDB_REMOTE=$sdb
 cg=/sys/fs/cgroup/blkio/sdb-cli-$$
-if [ "$(id -u)" != 0 ] || [ ! -w /sys/fs/cgroup/blkio ] || ! command -v losetup >/dev/null; then
+if ! system || [ ! -w /sys/fs/cgroup/blkio ] || ! command -v losetup >/dev/null; then
 	skipped "hosts-fleet: the throttled straggler" "needs root, losetup and cgroup v1 blkio"
 else
 	for i in 1 2 3; do truncate -s 96m "hf/img$i"; done

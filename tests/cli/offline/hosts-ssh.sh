@@ -3,7 +3,7 @@
 # --hosts end to end over a throwaway sshd on 127.0.0.1 (root: it logs in
 # as root with a key made here); the remote sdb is this one (SDB_REMOTE).
 . "$(dirname "$0")/../lib.sh"
-if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
+if ! system || [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
 	skipped "many hosts over ssh" "needs root, sshd and ssh-keygen (openssh-server)"
 elif ! "$sdb" --help | grep -q -- --start-at; then
 	skipped "many hosts over ssh" "this sdb has no --start-at yet"
