@@ -76,26 +76,62 @@ else
 	bad "README's set-up command (as root, no sudo)" "$(tail -n 5 "$tmp/setup.log")"
 fi
 rm -rf "$setup"
+# What a build could leave outside its tree, listed before and after it: a
+# build's tests (make check-hermetic, as root here) must leave none of it.
+outside() {
+	echo "== loop devices"; losetup -nl -O NAME,BACK-FILE 2>/dev/null | sort
+	echo "== mounts"; awk '{print $5}' /proc/self/mountinfo | sort
+	echo "== cgroups"; find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort
+	echo "== processes"	# but kernel threads and this list's own commands
+	ps -e -o ppid=,comm= | awk '$1 != 0 && $1 != 2 {print $2}' | grep -vxE 'ps|awk|grep|sort|uniq|bash|sh' | sort | uniq -c
+	echo "== files"; find /tmp /var/tmp /dev/shm -mindepth 1 -maxdepth 1 ! -path "$tmp" 2>/dev/null | sort
+}
+outside >"$tmp/outside.before"
+start=$(date +%s)
 if as_readme_says "$src" "dpkg-buildpackage" >"$tmp/build.log" 2>&1; then
-	ok "README's command builds the .deb (as root, no sudo)"
+	ok "README's command builds the .deb (as root, no sudo) in $(($(date +%s) - start)) s"
 else
 	bad "README's command builds the .deb (as root, no sudo)" "the failed tests and the last lines of the log:"
 	{ grep '^FAIL' "$tmp/build.log"; tail -n 30 "$tmp/build.log"; } | sed 's/^/    /'
 	finish
 fi
-# The summary line of make check, to show that the tests ran in the build.
-# A user's dpkg-buildpackage runs make check (dh_auto_test); CI, which ran
-# make check on the same tree minutes before, builds with
-# DEB_BUILD_OPTIONS=nocheck, and then there is no summary to look for.
+# The summary line of the build's tests (make check-hermetic, from
+# dh_auto_test), to show that they ran; none under DEB_BUILD_OPTIONS=nocheck.
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/build.log" | tail -n 1)
 case ${DEB_BUILD_OPTIONS:-}:$summary in
-*nocheck*:) echo "skip make check in the build (DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS)" ;;
-*:*" passed, 0 failed"*) ok "make check in the build: $summary" ;;
-*) bad "make check in the build" "no summary line (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})" ;;
+*nocheck*:) echo "skip the tests in the build (DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS)" ;;
+*:*" passed, 0 failed"*) ok "the build's tests (make check-hermetic): $summary" ;;
+*) bad "the build's tests (make check-hermetic)" "no summary line (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})" ;;
 esac
+outside >"$tmp/outside.after"
+if diff -U0 "$tmp/outside.before" "$tmp/outside.after" >"$tmp/outside.diff"; then
+	ok "the build left no loop device, mount, cgroup, process or file outside its tree"
+else
+	bad "the build left something outside its tree" "$(grep '^[-+][^-+]' "$tmp/outside.diff" | head -n 20)"
+fi
 deb=$(echo "$tmp/${pkg}_${version}_"*.deb)
 changes=$(echo "$tmp/${pkg}_${version}_"*.changes)
 if [ ! -f "$deb" ] || [ ! -f "$changes" ]; then bad "the build made one .deb and one .changes" "$deb $changes"; finish; fi
+
+# ------------------------------------------------------------ reproducible
+# The same source built again in another directory, later, without its
+# tests: the same .deb, byte for byte (SOURCE_DATE_EPOCH is the changelog's
+# date, dpkg-buildflags maps the build path away).
+again=$tmp/again/$pkg-$version
+if mkdir -p "$again" && tar --exclude=./.git -cf - . | tar -C "$again" -xf - &&
+	(cd "$again" && DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b) >"$tmp/again.log" 2>&1; then
+	deb2=$(echo "$tmp/again/${pkg}_${version}_"*.deb)
+	if cmp -s "$deb" "$deb2"; then
+		ok "reproducible: a second build elsewhere gives the same .deb (sha256 $(sha256sum <"$deb" | cut -c1-16)...)"
+	elif command -v diffoscope >/dev/null; then
+		bad "reproducible: the two builds differ" "$(diffoscope --text - "$deb" "$deb2" 2>&1 | head -n 40)"
+	else
+		bad "reproducible: the two builds differ" "$(cmp "$deb" "$deb2" 2>&1)"
+	fi
+else
+	bad "reproducible: the second build" "$(tail -n 5 "$tmp/again.log")"
+fi
+rm -rf "$tmp/again"
 
 # ------------------------------------------------------------ lintian
 # As root lintian only warns that it should not run as root: run it as
@@ -104,10 +140,10 @@ if [ ! -f "$deb" ] || [ ! -f "$changes" ]; then bad "the build made one .deb and
 lint=$tmp/lintian
 mkdir -p "$lint/tmp" && chown -R nobody: "$lint"
 lintian_out=$(cd "$lint" && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info --fail-on error,warning "$changes" 2>&1)
+	env HOME="$lint" TMPDIR="$lint/tmp" lintian --info --pedantic --fail-on error,warning,info,pedantic "$changes" 2>&1)
 lintian_rc=$?
 [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/    lintian: /'
-check "lintian: no E: or W: tags" 0 "$lintian_rc"
+check "lintian --pedantic: no tag but those overridden with their reason" 0 "$lintian_rc"
 
 # ------------------------------------------------------------ install and use
 installed=yes
@@ -136,6 +172,26 @@ comp=/usr/share/bash-completion/completions/sdb
 verify "bash completion installed" test -f "$comp"
 check "bash completion registers sdb" "complete -F _sdb sdb" "$(bash -c ". $comp && complete -p sdb" 2>&1)"
 verify "copyright installed" test -f /usr/share/doc/$pkg/copyright
+
+# ------------------------------------------------------------ autopkgtest
+# debian/tests against the installed package, as Debian's CI runs them,
+# with the null runner (this machine): the smoke test, and the system
+# tests (CLI sections as root against /usr/bin/sdb).  AUTOPKGTEST_SECTIONS
+# names the sections the system test runs (all where empty).
+if ! command -v autopkgtest >/dev/null; then
+	echo "skip autopkgtest (apt-get install autopkgtest)"
+else
+	start=$(date +%s)
+	autopkgtest --output-dir "$tmp/autopkgtest" --env="CLI_SECTIONS=${AUTOPKGTEST_SECTIONS:-}" \
+		"$deb" "$src" -- null >"$tmp/autopkgtest.log" 2>&1
+	apt_rc=$?
+	summary=$(sed -n 's/^\(smoke\|system\) *\(PASS\|FAIL\|SKIP\|FLAKY\).*/\1 \2/p' "$tmp/autopkgtest/summary" 2>/dev/null | tr '\n' ' ')
+	if [ "$apt_rc" -eq 0 ] && [ "$summary" = "smoke PASS system PASS " ]; then
+		ok "autopkgtest (null runner): $summary in $(($(date +%s) - start)) s"
+	else
+		bad "autopkgtest (null runner): exit $apt_rc, $summary" "$(grep -E '^FAIL|^=== section|FAIL' "$tmp/autopkgtest.log" | head -n 20; tail -n 15 "$tmp/autopkgtest.log")"
+	fi
+fi
 
 # ------------------------------------------------------------ remove
 if dpkg -r "$pkg" >"$tmp/dpkg.log" 2>&1; then
