@@ -36,8 +36,9 @@
 namespace {
 
 // The page's head (its title, the style every chart uses) and its end
-// (the document embedded: "</" would end the script element, and JSON
-// lets it be "<\/").
+// (the document embedded: every "<" as "\u003c", which JSON reads back
+// as "<", so that no string of the document, a "</script>" or a
+// "<!--<script" in a file or host name, can end or escape the element).
 std::string page_head(const std::string &title)
 {
 	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -58,12 +59,9 @@ std::string page_head(const std::string &title)
 
 std::string page_end(const std::string &doc_text)
 {
-	std::string embedded;
-	for (std::size_t i = 0; i < doc_text.size(); i++) {
-		embedded += doc_text[i];
-		if (doc_text[i] == '<' && i + 1 < doc_text.size() && doc_text[i + 1] == '/')
-			embedded += '\\';
-	}
+	std::string embedded;	// "<" is found only inside JSON's strings
+	for (char c : doc_text)
+		embedded += c == '<' ? std::string("\\u003c") : std::string(1, c);
 	return "<script type=\"application/json\" id=\"sdb-result\">\n" + embedded + "</script>\n</body>\n</html>\n";
 }
 

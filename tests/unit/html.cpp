@@ -106,7 +106,7 @@ TEST_CASE("a quick suite's page: a bar per test in each chart, writes apart, the
 	CHECK(count_of(page, "class=\"hbar bar\"") == 2);
 	CHECK(count_of(page, "class=\"whisker\"") == 4);
 	CHECK(count_of(page, "</script>") == 1);	// the warning's is escaped in the page and in the document
-	CHECK(page.find("<\\/script> is not the end") != std::string::npos);
+	CHECK(page.find("\\u003c/script> is not the end") != std::string::npos);
 }
 
 TEST_CASE("a merge's page: a bar per host, the straggler marked, failed hosts named")

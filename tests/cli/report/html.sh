@@ -30,6 +30,19 @@ if [ -n "$browser" ]; then
 	check "--html in headless Chromium: a screenshot that is not blank" true \
 		"$([ "$(size_of page.png)" -gt 20000 ] 2>/dev/null && echo true || echo false)"
 	rm -f page.png
+	# A file name that opens an HTML comment and a script element: the
+	# browser's parse of the page still ends the embedded document where
+	# sdb ended it, and reads it back whole.
+	name='x<!--<script>y'
+	run -w -f "$name" -s 1m --json --html odd.html
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$work/odd.html" \
+		>odd.dom 2>"$work/chromium.err"
+	parsed=$(sed -n '/<script type="application\/json" id="sdb-result">/,/<\/script>/p' odd.dom | sed '1s/.*id="sdb-result">//; $s/<\/script>.*//')
+	check "--html, a file name holding '<!--<script>': Chromium's parse holds the whole document, the name intact" \
+		"$(jq -cS . <<<"$out")" "$(jq -cS . <<<"$parsed" 2>&1)"
+	check "--html, a file name holding '<!--<script>': the script element ends where sdb ended it (one </script> in Chromium's DOM)" \
+		1 "$(grep -o '</script>' odd.dom | wc -l)"
+	rm -f "$name" odd.html odd.dom
 else
 	skipped "--html in a browser" "needs chromium"
 fi
