@@ -49,11 +49,13 @@ Error read_input(const std::string &file, std::string &text, Waiter *waiter = nu
 {
 	Fd owned;
 	int fd = 0;
-	if (file != "-") {
-		owned = Fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+	if (file != "-") {	// not held in open(2) by a FIFO with no writer yet: the poll below waits, and a signal ends it
+		owned = Fd(open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
 		if (!owned)
 			return sys_error(errno, "%s", printable(file).c_str());
 		fd = owned.get();
+		if (int flags = fcntl(fd, F_GETFL); flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+			return sys_error(errno, "%s", printable(file).c_str());
 	}
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= static_cast<off_t>(256 * MiB))

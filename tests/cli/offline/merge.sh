@@ -74,3 +74,23 @@ bad_input 2 "--merge: needs FILE" --merge
 bad_input 2 "--merge and --write" --merge m0.json -w
 bad_input 2 "--merge and --hosts" --merge m0.json --hosts h
 rm -f mt.* j3.json m?.json merged.json both.json empty.json odd.json late.json failed.json bad.json foreign.json
+# A FIFO that nobody writes: --merge and --compare wait on it, and a
+# signal ends the wait (they used to hang in open(2), deaf to INT and TERM).
+mkfifo fifo
+for how in "INT --merge fifo" "TERM --compare fifo fifo"; do
+	set -- $how
+	"$sdb" "${@:2}" >/dev/null 2>fifo.err &
+	pid=$!
+	wait_for "$pid" has_open "$pid" "$work/fifo"
+	kill -"$1" "$pid"
+	wait_for "$pid" false	# until it ends (or 20 s)
+	running "$pid" && kill -KILL "$pid"
+	wait "$pid"; rc=$?
+	check "$2 of a FIFO nobody writes: SIG$1 ends it, one line naming it" "$([ "$1" = INT ] && echo 130 || echo 143) sdb: fifo: interrupted while reading it" \
+		"$rc $(cat fifo.err)"
+done
+(sleep 0.2; "$sdb" -r -f /dev/zero -s 1m --json >fifo) &
+run --merge fifo --json
+check "--merge of a FIFO that a run writes: merged" "0 1048576" "$rc $(jq .total.bytes <<<"$out")"
+wait
+rm -f fifo fifo.err
