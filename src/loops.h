@@ -4,7 +4,9 @@
 // the final fdatasync; and timed_phase(), which run.h's threads call once
 // the barrier opens.  With --rate both loops follow a Pace (pace.h): each
 // I/O waits for its due time, its latency counts from there, its service
-// time apart.  What runs before the barrier is worker.h's prepare().
+// time apart, and with -t the window is all of it (the schedule's window:
+// once no I/O is left due before the deadline, it ends at the deadline).
+// What runs before the barrier is worker.h's prepare().
 #pragma once
 
 #include "base.h"
@@ -303,8 +305,10 @@ void io_loop(Worker &w)
 	while (offsets.next(offset, len) || (next_pass(w, offsets, prev) && offsets.next(offset, len))) {
 		if (paced) {
 			due = pace.take();
-			if (time_based && due >= deadline)
+			if (time_based && due >= deadline) {	// the schedule's window is all of -t
+				prev = std::max(prev, wait_until(deadline));
 				break;
+			}
 			issued = due > prev ? wait_until(due) : prev;
 			behind = std::max(behind, issued - due);
 		}
@@ -452,6 +456,8 @@ public:
 				refill_all(last_);
 			}
 		}
+		if (schedule_over_ && !g_stop.raised())	// the schedule's window is all of -t
+			last_ = std::max(last_, wait_until(deadline_));
 		w_.behind_ns = behind_;
 		end_loop<W>(w_, bytes_, ops_, last_);
 	}
@@ -507,7 +513,7 @@ private:
 	bool due_by(unsigned i, std::int64_t now)
 	{
 		if (time_based_ && pace_.due() >= deadline_) {
-			finished_ = true;
+			finished_ = schedule_over_ = true;
 			return false;
 		}
 		if (pace_.due() <= now)
@@ -634,6 +640,7 @@ private:
 	bool pass_over_ = false;		// this pass has no more offsets
 	bool draining_ = false;		// --ramp is over: no refills until nothing is in flight
 	bool finished_ = false;		// no more I/O at all: stop, deadline, error or end of file
+	bool schedule_over_ = false;	// --rate -t: no I/O was left due before the deadline
 	Pace pace_;			// --rate's schedule; off without it
 	const bool paced_;
 	Histogram *service_ = nullptr;	// --rate: w.service_latency

@@ -16,6 +16,14 @@ check "--rate 2000 -t 0.5: no more I/Os than the schedule holds (a closed loop d
 run -r -f /dev/zero -b 4k -s 4m -t 0.5 --rate 2000 -q 4 --json
 check "--rate -q 4 (io_uring): offered 2000, no more I/Os than scheduled" "0 2000 true" \
 	"$rc $(jq -r '"\(.rate.offered) \(.total.ops <= 1001 and .total.ops > 0)"' <<<"$out")"
+# A slow schedule: its window is all of -t, not the time to its last I/O
+# (2 IOPS for 1.5 s: three I/Os due, at 0, 0.5 and 1 s, and 2 achieved,
+# where the window ending at the third I/O made it 3, 150%).
+for q in 1 2; do
+	run -r -f /dev/zero -b 4k -s 4m -t 1.5 --rate 2 -q $q --json
+	check "--rate 2 -t 1.5 -q $q: three I/Os, 2 IOPS achieved (within 1%), met" "0 3 true true" \
+		"$rc $(jq -r '"\(.total.ops) \(.rate.achieved / .rate.offered | . >= 0.99 and . <= 1.01) \(.rate.met)"' <<<"$out")"
+done
 run -r -f /dev/zero -b 4k -s 4m -t 0.5 --rate 8m/s -j 2 --json
 check "--rate 8m/s -b 4k -j 2: 2048 I/Os per second per thread, 4096 offered" "0 2048 4096" \
 	"$rc $(jq -r '"\(.options.rate) \(.rate.offered)"' <<<"$out")"
