@@ -552,6 +552,9 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		print_error(e);
 		errors.push_back(e.msg);
 	};
+	for (const std::string &f : opt.merge_files)	// a directory adds its files: none is an error, not an empty merge
+		if (f != "-" && expand_inputs({f}).empty())
+			failed(runtime_error("%s: a directory with no file in it: nothing to merge", printable(f).c_str()));
 	load_in_order(expand_inputs(opt.merge_files), scope.waiter, [&](LoadedFile &f) {
 		if (f.error) {
 			failed(f.error);

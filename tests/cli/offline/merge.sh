@@ -94,3 +94,6 @@ run --merge fifo --json
 check "--merge of a FIFO that a run writes: merged" "0 1048576" "$rc $(jq .total.bytes <<<"$out")"
 wait
 rm -f fifo fifo.err
+mkdir emptydir
+bad_input 1 "emptydir: a directory with no file in it: nothing to merge" --merge emptydir
+rmdir emptydir
