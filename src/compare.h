@@ -495,6 +495,8 @@ Error check_compare(const Options &o)
 	}
 	if (o.compare_files.size() != 2)
 		return usage_error("--compare: needs OLD NEW, two sdb --json documents (- for standard input)");
+	if (o.compare_files[0] == "-" && o.compare_files[1] == "-")
+		return usage_error("--compare - -: standard input given twice (it holds one document; give a file for the other)");
 	return {};
 }
 

@@ -269,6 +269,7 @@ TEST_CASE("parse_args: --merge takes files, --hosts a list; neither goes with wh
 		{{"--html", "p", "-r", "-f", "x", "--explain"}, "--html: draws a -w, -r or -M run, a quick suite"},
 		{{"--html", "p", "-T"}, "--html: draws a -w, -r or -M run, a quick suite"},
 		{{"--compare", "a", "b", "--html", "p", "-w"}, "--compare and --write: "},
+		{{"--compare", "-", "-"}, "--compare - -: standard input given twice"},
 		{{"a.json"}, "a.json: unexpected argument"},
 		{{"--hosts", "h", "--quick", "-f", "d"}, "--hosts and --quick: "},
 		{{"--hosts", "h", "-w", "-f", "x", "--explain"}, "--hosts and --explain: "},
