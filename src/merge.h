@@ -568,6 +568,10 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		}
 	});
 	const int received = scope.waiter.received();
+	if (runs.empty())	// no page or metrics to draw: said, not a file silently missing
+		for (const std::string *path : {&opt.html, &opt.prom})
+			if (!path->empty())
+				print_error(runtime_error("%s: no input gave a result: not written", printable(*path).c_str()));
 	if (int status = report_merged(out, scope.waiter, runs, {}, errors, opt.json, true, received != 0, doc)) {
 		if (doc)
 			doc->clear();	// as a run's: no page of a report cut short

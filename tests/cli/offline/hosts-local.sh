@@ -69,3 +69,7 @@ wait $pid; rc=$?
 check "SIGINT while waiting for --start-at: exit 130, no I/O, the new file removed" "130 true 0 missing" \
 	"$rc $(jq -r '"\(.interrupted) \(.total.ops)"' mh.json 2>&1) $(size_of mh)"
 rm -f mh.json
+# Every host failed: no page and no metrics, each said.
+SDB_SSH=false run --hosts a,b -w -f hl -s 1m --html hl.html --prom hl.prom
+check "--hosts, every host failed: exit 1, the page and the metrics named as not written, neither made" "1 2 false" \
+	"$rc $(grep -c '^sdb: hl\.\(html\|prom\): no host gave a result: not written$' <<<"$err") $([ -e hl.html ] || [ -e hl.prom ] && echo true || echo false)"

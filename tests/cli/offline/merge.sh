@@ -97,3 +97,8 @@ rm -f fifo fifo.err
 mkdir emptydir
 bad_input 1 "emptydir: a directory with no file in it: nothing to merge" --merge emptydir
 rmdir emptydir
+echo x >bad-only.json
+run --merge bad-only.json --html bad-only.html
+check "--merge --html, no input gave a result: exit 1, the page named as not written, none made" \
+	"1 1 false" "$rc $(grep -c '^sdb: bad-only.html: no input gave a result: not written$' <<<"$err") $([ -e bad-only.html ] && echo true || echo false)"
+rm -f bad-only.json
