@@ -84,6 +84,7 @@
 #include <new>
 #include <string>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace {
@@ -144,6 +145,21 @@ int with_page(const Options &opt, int status, const std::string &doc)
 // have arrived there, or the exit status says it did not.
 [[maybe_unused]] int sdb_main(int argc, char *argv[])
 {
+	// A closed standard descriptor would be the next one that open()
+	// returns (an eventfd, a target), and the report or an error would be
+	// written into it: each is taken by /dev/null, and a closed stdout,
+	// where the report was to go, ends sdb before anything runs.
+	bool stdout_closed = false;
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			stdout_closed = stdout_closed || fd == 1;
+			if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+				return exit_runtime;
+		}
+	if (stdout_closed) {
+		print_error(runtime_error("standard output is closed: nowhere to write the report"));
+		return exit_runtime;
+	}
 	Parsed p = parse_args(argc, argv, check_modes);
 	if (p.error) {
 		print_error(p.error);

@@ -45,3 +45,13 @@ bad_input 1 "empty: file is empty"	-r -f empty
 rm -f small empty
 check "usage errors leave no file behind" "" "$(ls)"
 cd .. && rmdir bad
+# Standard descriptors closed: a closed stdout is refused before any I/O
+# (the report went into sdb's own eventfd); closed stdin and stderr are
+# taken by /dev/null, and the run goes on.
+err=$("$sdb" -w -f closed -s 1m 2>&1 >&-); rc=$?
+check "stdout closed: exit 1, one line, no file written" "1|sdb: standard output is closed: nowhere to write the report|missing" \
+	"$rc|$err|$(size_of closed)"
+out=$("$sdb" -w -f closed -s 1m 2>&- <&-); rc=$?
+check "stdin and stderr closed: exit 0, the report, the file" "0 true 1048576" \
+	"$rc $([[ $out == *"Thread  0"* ]] && echo true) $(size_of closed)"
+rm -f closed
