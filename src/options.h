@@ -671,7 +671,7 @@ Error set_option(Options &o, int c, const char *arg, const std::string &name)
 	}
 	case opt_host_timeout: {
 		auto v = parse_seconds(arg);
-		if (!v) return usage_error("%s %s: the timeout must be a positive number of seconds", name.c_str(), arg);
+		if (!v) return usage_error("%s %s: the timeout must be a positive number of seconds, at most a year (366 days)", name.c_str(), arg);
 		o.host_timeout = *v;
 		break;
 	}

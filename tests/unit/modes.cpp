@@ -316,7 +316,9 @@ TEST_CASE("--hosts @FILE: a host a line, # comments; --fanout and --host-timeout
 	CHECK(missing.error.msg == "--hosts @/nonexistent/hosts: No such file or directory");
 	CHECK(Args{"-w", "-f", "t", "--fanout", "2"}.parse().error.msg == "--fanout: only meaningful with --hosts");
 	CHECK(Args{"-w", "-f", "t", "--hosts", "a", "--host-timeout", "0"}.parse().error.msg ==
-	      "--host-timeout 0: the timeout must be a positive number of seconds");
+	      "--host-timeout 0: the timeout must be a positive number of seconds, at most a year (366 days)");
+	CHECK(Args{"-w", "-f", "t", "--hosts", "a", "--host-timeout", "99999999999"}.parse().error.msg ==
+	      "--host-timeout 99999999999: the timeout must be a positive number of seconds, at most a year (366 days)");
 	CHECK(Args{"-w", "-f", "t", "--hosts", "a,b,c", "--fanout", "2", "--start-at", "+5"}.parse().error.msg ==
 	      "--fanout 2 and --start-at: 3 hosts in waves of 2 cannot all start at one time");
 }
