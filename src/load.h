@@ -634,6 +634,10 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 	if (doc.type != Json::Type::object)
 		return runtime_error("%s: not an sdb result (not a JSON object); --merge reads sdb --json output",
 				     name.c_str());
+	for (const auto &[key, what] : {std::pair{"quick", "a quick suite"}, {"sweep", "a --sweep"}})
+		if (doc.find(key) && doc.find("version"))
+			return runtime_error("%s: %s's result, which --merge does not add up; --merge reads the --json "
+					     "output of -w, -r or -M runs (--compare takes quick suites)", name.c_str(), what);
 	for (const char *key : {"version", "options", "total"})
 		if (!doc.find(key))
 			return runtime_error("%s: not an sdb result (no \"%s\"); --merge reads sdb --json output", name.c_str(),

@@ -62,6 +62,10 @@ TEST_CASE("load_run: foreign documents and bad histograms are errors naming the 
 	};
 	CHECK(error("[1]") == "x.json: not an sdb result (not a JSON object); --merge reads sdb --json output");
 	CHECK(error("{\"a\": 1}") == "x.json: not an sdb result (no \"version\"); --merge reads sdb --json output");
+	CHECK(error("{\"version\": \"1\", \"quick\": {}, \"suite\": []}") ==
+	      "x.json: a quick suite's result, which --merge does not add up; --merge reads the --json output of -w, -r "
+	      "or -M runs (--compare takes quick suites)");
+	CHECK(error("{\"version\": \"1\", \"options\": {}, \"total\": {}, \"sweep\": []}").find("x.json: a --sweep's result") == 0);
 	CHECK(error("{\"version\": \"1\", \"options\": {}}") ==
 	      "x.json: not an sdb result (no \"total\"); --merge reads sdb --json output");
 	CHECK(error("{\"version\": \"1\", \"options\": {}, \"total\": {\"bytes\": \"many\"}}") ==
