@@ -297,7 +297,7 @@ void print_json(std::FILE *out, const Report &r)
 	doc += ",\n \"warnings\": " + json_warnings(r.warnings);
 	if (!r.error.empty())
 		doc += ",\n \"error\": " + json_string(r.error);
-	doc += format(",\n \"interrupted\": %s}\n", json_bool(r.ex && r.ex->result.interrupted).c_str());
+	doc += format(",\n \"interrupted\": %s}\n", json_bool((r.ex && r.ex->result.interrupted) || r.series_cut).c_str());
 	std::fputs(doc.c_str(), out);
 }
 

@@ -105,6 +105,7 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 	std::vector<RunFigures> figures;
 	std::vector<std::string> said, all_warnings;
 	bool header_shown = false;
+	bool cut = false;	// a signal while the next run got ready: the series was interrupted, not failed
 	Error error;
 	for (unsigned i = 0; i < series.most && !error; i++) {
 		MeasureHow how;
@@ -125,7 +126,10 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 				print_error(error);
 				return error.status;
 			}
-			break;	// the runs so far are reported, then the error
+			cut = scope.waiter.received() != 0;
+			if (cut)
+				error = {};
+			break;	// the runs so far are reported (then the error, where one stopped it)
 		}
 		Report report;
 		report.plan = &m->plan;
@@ -159,7 +163,7 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 		if (series.done && series.done(figures))
 			break;
 	}
-	const SeriesEnd end = ms.back()->ex.result.interrupted ? SeriesEnd::interrupted
+	const SeriesEnd end = ms.back()->ex.result.interrupted || cut ? SeriesEnd::interrupted
 			      : error			     ? SeriesEnd::failed
 							     : SeriesEnd::whole;
 	std::size_t pick = series.summary(figures, end, reports.back());
@@ -170,9 +174,10 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 	}
 	const Execution &ex = ms[pick]->ex;
 	report.header_shown = header_shown;
+	report.series_cut = cut;
 	if (figures.size() >= 2)
 		report.warnings = all_warnings;
-	if (ran_any(ex.shared) || ex.result.interrupted) {
+	if (ran_any(ex.shared) || ex.result.interrupted || cut) {
 		std::string text = printed([&](std::FILE *mem) { opt.json ? print_json(mem, report) : print_human(mem, report); });
 		if (int status = deliver(out, text, scope.waiter)) {
 			if (error && status != 128 + SIGPIPE)
@@ -187,7 +192,7 @@ int run_series(const Options &given, std::FILE *out, SignalScope &scope, const R
 		print_error(error);
 		return error.status;
 	}
-	return ex.result.interrupted ? scope.waiter.exit_status() : exit_ok;
+	return ex.result.interrupted || cut ? scope.waiter.exit_status() : exit_ok;
 }
 
 // One run, or --runs N of them: the report is the median run's (one run:

@@ -167,6 +167,7 @@ struct Report {
 	std::vector<std::string> warnings;
 	std::string error;		// the run's one-line error, if it failed after starting
 	bool header_shown = false;	// run_header() went to the terminal before the run
+	bool series_cut = false;	// a signal ended a series (--runs, --steady) between its runs
 	std::vector<RunFigures> runs;	// --runs N: every run's figures; the report is the median run's
 	std::optional<Steady> steady;	// --steady: the rounds and the PTS test; the report is a round's
 };
@@ -841,7 +842,7 @@ void print_human(std::FILE *out, const Report &r)
 		for (const std::string &line : steady_lines(*r.steady))
 			std::fprintf(out, "%s\n", line.c_str());
 	}
-	if (r.ex->result.interrupted)
+	if (r.ex->result.interrupted || r.series_cut)
 		std::fprintf(out, "Interrupted: the results above are partial\n");
 }
 

@@ -100,6 +100,17 @@ wait "$pid"; rc=$?
 check "--steady, SIGINT after round 2: exit 130, the test of the rounds that ended" "130 1" \
 	"$rc $(grep -c '^Steady state (SNIA PTS 2.0, bandwidth): not steady: interrupted after 2 rounds$' int.out)"
 contains "--steady, SIGINT: the report says it is partial" "$(cat int.out)" "Interrupted: the results above are partial"
+# SIGINT while the next round gets ready (its -R buffer of 256 MiB filling,
+# about a second): an interruption too, not "ended by an error".
+"$sdb" -w -f prep -s 256m -b 256m -R -t 0.2 --steady >prep.out 2>prep.err &
+pid=$!
+wait_for "$pid" grep -q '^Round  1: ' prep.out && kill -INT "$pid"
+wait_for "$pid" false
+running "$pid" && kill -KILL "$pid"
+wait "$pid"; rc=$?
+check "--steady, SIGINT while a round gets ready: exit 130, interrupted after the rounds that ended, partial, no error line" \
+	"130 1 1 0" "$rc $(grep -c '^Steady state (SNIA PTS 2.0, bandwidth): not steady: interrupted after [12] rounds\?$' prep.out) $(grep -c '^Interrupted: the results above are partial$' prep.out) $(grep -c '^sdb: interrupted' prep.err)"
+rm -f prep prep.out prep.err
 
 # --explain: fio's nearest (its slope rule over 5 rounds of 1 s samples),
 # the longest run, and the precondition as its own line; nothing written.
