@@ -501,10 +501,8 @@ int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		}
 		take_result(r, received != 0, runs, failed, errors);
 	}
-	if (runs.empty())	// no page or metrics to draw: said, not a file silently missing
-		for (const std::string *path : {&opt.html, &opt.prom})
-			if (!path->empty())
-				print_error(runtime_error("%s: no host gave a result: not written", printable(*path).c_str()));
+	if (runs.empty())
+		say_unwritten(opt, "no host gave a result");
 	if (int status = report_merged(out, scope.waiter, runs, failed, errors, opt.json, false, received != 0, doc)) {
 		if (doc)
 			doc->clear();	// as a run's: no page of a report cut short

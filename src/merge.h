@@ -534,6 +534,16 @@ int report_merged(std::FILE *out, Waiter &waiter, std::vector<HostRun> &runs, co
 	}), waiter);
 }
 
+// Where nothing was merged (--merge, --hosts): --html's page and --prom's
+// metrics, each named as not written (why: "no input gave a result"), not
+// a file silently missing.
+void say_unwritten(const Options &opt, const char *why)
+{
+	for (const std::string *path : {&opt.html, &opt.prom})
+		if (!path->empty())
+			print_error(runtime_error("%s: %s: not written", printable(*path).c_str(), why));
+}
+
 // sdb --merge FILE...: every input that loads is merged; each that does
 // not is one error line, and the exit status is 1.  Ctrl-C while an input
 // is read (a pipe from a fleet tool) merges what was read: exit 128+n.
@@ -568,10 +578,8 @@ int run_merge(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 		}
 	});
 	const int received = scope.waiter.received();
-	if (runs.empty())	// no page or metrics to draw: said, not a file silently missing
-		for (const std::string *path : {&opt.html, &opt.prom})
-			if (!path->empty())
-				print_error(runtime_error("%s: no input gave a result: not written", printable(*path).c_str()));
+	if (runs.empty())
+		say_unwritten(opt, "no input gave a result");
 	if (int status = report_merged(out, scope.waiter, runs, {}, errors, opt.json, true, received != 0, doc)) {
 		if (doc)
 			doc->clear();	// as a run's: no page of a report cut short
