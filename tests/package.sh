@@ -104,10 +104,13 @@ case ${DEB_BUILD_OPTIONS:-}:$summary in
 *) bad "the build's tests (make check-hermetic)" "no summary line (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})" ;;
 esac
 outside >"$tmp/outside.after"
-if diff -U0 "$tmp/outside.before" "$tmp/outside.after" >"$tmp/outside.diff"; then
+# What is there after and was not before (a process that ended meanwhile,
+# not the build's, is no leftover).
+diff -U0 "$tmp/outside.before" "$tmp/outside.after" | grep '^+[^+]' >"$tmp/outside.diff"
+if [ ! -s "$tmp/outside.diff" ]; then
 	ok "the build left no loop device, mount, cgroup, process or file outside its tree"
 else
-	bad "the build left something outside its tree" "$(grep '^[-+][^-+]' "$tmp/outside.diff" | head -n 20)"
+	bad "the build left something outside its tree" "$(head -n 20 "$tmp/outside.diff")"
 fi
 deb=$(echo "$tmp/${pkg}_${version}_"*.deb)
 changes=$(echo "$tmp/${pkg}_${version}_"*.changes)
