@@ -192,7 +192,13 @@ else
 	if [ "$apt_rc" -eq 0 ] && [ "$summary" = "smoke PASS system PASS " ]; then
 		ok "autopkgtest (null runner): $summary in $(($(date +%s) - start)) s"
 	else
-		bad "autopkgtest (null runner): exit $apt_rc, $summary" "$(grep -E '^FAIL|^=== section|FAIL' "$tmp/autopkgtest.log" | head -n 20; tail -n 15 "$tmp/autopkgtest.log")"
+		bad "autopkgtest (null runner): exit $apt_rc, $summary" "$(grep -E '^FAIL|^=== section|FAIL' "$tmp/autopkgtest.log" | head -n 20
+			for t in smoke system; do	# what a failed test printed
+				case $summary in *"$t PASS"*) continue ;; esac
+				for f in "$tmp/autopkgtest/$t-stdout" "$tmp/autopkgtest/$t-stderr"; do
+					[ -s "$f" ] && { echo "--- ${f##*/} (last 20 lines)"; tail -n 20 "$f"; }
+				done
+			done)"
 	fi
 fi
 
