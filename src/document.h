@@ -272,8 +272,9 @@ void print_json(std::FILE *out, const Report &r)
 			doc += ",\n \"device\": " + json_device(*r.verdict);
 		if (r.plan->opt.verify)
 			doc += ",\n \"verify\": " + json_verify(r.verify);
-		doc += ",\n \"timeline\": [";
-		auto points = make_timeline(run.samples, t.io, t.bytes, timeline_step(t.io, t.longest_io, false), run.tail_latency);
+		double step = timeline_step(t.io, t.longest_io, false, run.sample_period);
+		doc += ",\n \"timeline_step\": " + json_number(step) + ",\n \"timeline\": [";
+		auto points = make_timeline(run.samples, t.io, t.bytes, step, run.tail_latency);
 		for (std::size_t i = 0; i < points.size(); i++) {
 			const Point &pt = points[i];
 			doc += format("%s{\"t\": %s, \"unix\": %s, \"bytes_per_second\": %s, \"p50_ns\": %s, \"p99_ns\": %s}",

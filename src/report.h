@@ -109,12 +109,14 @@ std::vector<Point> make_timeline(const std::vector<Sample> &samples, double seco
 
 // JSON: about a twentieth of the run, 0.1 s to 1 s (so about a sample a
 // second for long runs); the sparkline: a twentieth, however long.  Either
-// way at least three times the longest mean I/O time of a thread.
-double timeline_step(double seconds, double io_seconds, bool sparkline)
+// way at least three times the longest mean I/O time of a thread, and a
+// whole number of the run's samples (period: the seconds each spans).
+double timeline_step(double seconds, double io_seconds, bool sparkline, double period)
 {
 	double step = std::round(seconds / 20 * 10) / 10;
 	step = sparkline ? std::max(step, 0.1) : std::clamp(step, 0.1, 1.0);
-	return std::max(step, 3 * io_seconds);
+	step = std::max(step, 3 * io_seconds);
+	return std::max(1.0, std::ceil(step / period - 1e-6)) * period;
 }
 
 std::string sparkline(const std::vector<Point> &points, double lo, double hi)
@@ -804,7 +806,7 @@ void print_human(std::FILE *out, const Report &r)
 		std::fprintf(out, "Final fdatasync: %.3f s of the %.3f s timed (%s)\n", t.wall - t.io, t.wall,
 			     o.direct ? "the device flushing its write cache"
 				      : "what the page cache held when the last write returned");
-	double step = timeline_step(t.io, t.longest_io, true);
+	double step = timeline_step(t.io, t.longest_io, true, r.ex->result.sample_period);
 	if (t.wall >= 2 && t.io >= 2 * step) {
 		auto points = make_timeline(r.ex->result.samples, t.io, t.bytes, step);
 		double lo = points[0].bytes_per_second, hi = lo;

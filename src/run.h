@@ -117,7 +117,8 @@ struct RunResult {
 	std::int64_t start_unix_ns = 0;	// the same instant on the real-time clock
 	std::int64_t start_late_ns = 0;	// after --start-at's time; 0 without it
 	std::int64_t ready_unix_ns = 0;	// --start-at: when every thread was ready (real-time clock)
-	std::vector<Sample> samples;
+	std::vector<Sample> samples;	// at most max_samples (stats.h), each sample_period long
+	double sample_period = 0.1;	// seconds
 	IntervalLatency tail_latency;	// the I/Os that ended after the last sample
 	rusage usage_before {}, usage_after {};
 	bool interrupted = false;
@@ -409,8 +410,10 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 	const bool lines = !tty && progress_lines();
 	std::int64_t next_line = r.start_ns + 1000000000;
 	bool drawn = false;
-	const std::int64_t tick = 100000000;	// a sample every 0.1 s
+	const std::int64_t tick = 100000000;	// a sample every 0.1 s, then every 0.2 s... (halve_samples)
+	unsigned ticks = 0, every = 1;	// ticks since the last sample kept; ticks a sample spans
 	std::int64_t next_sample = r.start_ns + tick;
+	std::int64_t next_enough = r.start_ns + 1000000000;
 	std::int64_t next_draw = r.start_ns + (id.label.empty() ? 1000000000 : tick);
 	while (s.gate.done.load() < n) {
 		std::int64_t now = now_ns();
@@ -425,16 +428,29 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		nudger.tick(s, now);
 		if (!all_counting(s))	// a worker still in its ramp: its bytes are not the window's
 			continue;
-		r.samples.push_back({(now - r.start_ns) / 1e9, total_done(s), latency.take(s)});
-		if (enough && r.samples.size() % 10 == 0 && !g_stop.raised() && enough(r.samples))
-			g_stop.raise();
+		const double t = (now - r.start_ns) / 1e9;
+		const std::uint64_t bytes = total_done(s);
+		if (++ticks == every) {
+			ticks = 0;
+			r.samples.push_back({t, bytes, latency.take(s)});
+			if (r.samples.size() == max_samples) {
+				halve_samples(r.samples);
+				every *= 2;
+				r.sample_period *= 2;
+			}
+		}
+		if (enough && now >= next_enough && !g_stop.raised()) {
+			next_enough = now + 1000000000;
+			if (enough(r.samples))
+				g_stop.raise();
+		}
 		if (tty && now >= next_draw) {
-			draw_progress(plan, id.label, r.samples.back().bytes, r.samples.back().t);
+			draw_progress(plan, id.label, bytes, t);
 			drawn = true;
 			next_draw = now + 250000000;
 		}
 		if (lines && now >= next_line) {
-			std::fprintf(stderr, "sdb: progress: %.3f s, %" PRIu64 " bytes\n", r.samples.back().t, r.samples.back().bytes);
+			std::fprintf(stderr, "sdb: progress: %.3f s, %" PRIu64 " bytes\n", t, bytes);
 			std::fflush(stderr);
 			next_line = now + 1000000000;
 		}

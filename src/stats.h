@@ -3,7 +3,7 @@
 // latency buckets, mergeable), LiveHistogram (coarser buckets the sampler
 // reads while a worker fills them: the timeline's percentiles), MixChooser (-M's read-or-write draw), and
 // splitmix64, the one finaliser they and the --verify pattern share; a
-// run's plain data (Sample, Enough) and the histogram's words and JSON
+// run's plain data (Sample, its bound halve_samples, Enough) and the histogram's words and JSON
 // keys (latency_summary, json_latency, json_histogram).
 #pragma once
 
@@ -254,6 +254,37 @@ struct Sample {
 	std::uint64_t bytes;	// all threads together
 	IntervalLatency latency {};	// the I/Os that ended since the sample before, all threads together
 };
+
+// A run keeps at most max_samples samples, so that a day's run holds no
+// more than a minute's: when they reach it, each two neighbours become one
+// (the later one's t and bytes, both intervals' latencies) and the sampler
+// keeps one sample in two of its ticks from then on (see supervise()).
+constexpr std::size_t max_samples = 128;
+
+void halve_samples(std::vector<Sample> &samples)
+{
+	std::size_t kept = 0;
+	for (std::size_t i = 0; i + 1 < samples.size(); i += 2) {
+		const IntervalLatency &a = samples[i].latency, &b = samples[i + 1].latency;	// each by bucket, ascending
+		IntervalLatency both;
+		both.reserve(a.size() + b.size());
+		std::size_t j = 0, k = 0;
+		while (j < a.size() || k < b.size())
+			if (k == b.size() || (j < a.size() && a[j].first < b[k].first))
+				both.push_back(a[j++]);
+			else if (j == a.size() || b[k].first < a[j].first)
+				both.push_back(b[k++]);
+			else {
+				both.push_back({a[j].first, a[j].second + b[k].second});
+				j++, k++;
+			}
+		both.shrink_to_fit();
+		samples[kept++] = {samples[i + 1].t, samples[i + 1].bytes, std::move(both)};
+	}
+	if (samples.size() % 2)	// the last one alone stays as it is
+		samples[kept++] = std::move(samples.back());
+	samples.resize(kept);
+}
 
 // A question a run can stop at once answered (see supervise()).
 using Enough = std::function<bool(const std::vector<Sample> &)>;

@@ -20,7 +20,7 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	std::vector<Sample> samples;
 	for (int i = 1; i <= 60; i++)	// 6 s: 100 MiB/s for 2 s, then 20 MiB/s
 		samples.push_back({i / 10.0, static_cast<std::uint64_t>((i <= 20 ? i * 10 : 200 + (i - 20) * 2) * MiB / 1)});
-	std::vector<Point> points = make_timeline(samples, 6.0, samples.back().bytes, timeline_step(6.0, 0.001, false));
+	std::vector<Point> points = make_timeline(samples, 6.0, samples.back().bytes, timeline_step(6.0, 0.001, false, 0.1));
 	REQUIRE(points.size() >= 15);
 	REQUIRE(points.size() <= 25);
 	CHECK(points.front().bytes_per_second == doctest::Approx(100.0 * MiB).epsilon(0.02));
@@ -30,9 +30,11 @@ TEST_CASE("timeline: steps, rates and the cliff")
 	CHECK(fell.find("20.00 MiB/s sustained") != std::string::npos);
 	CHECK(fell.find("first 2.") != std::string::npos);
 
-	CHECK(timeline_step(600, 0.001, false) == 1.0);	// JSON: a sample a second
-	CHECK(timeline_step(600, 0.001, true) == 30.0);	// the sparkline: twenty bars
-	CHECK(timeline_step(3, 0.5, false) == 1.5);	// never shorter than three I/Os
+	CHECK(timeline_step(600, 0.001, false, 0.1) == doctest::Approx(1.0));	// JSON: a sample a second
+	CHECK(timeline_step(600, 0.001, true, 0.1) == doctest::Approx(30.0));	// the sparkline: twenty bars
+	CHECK(timeline_step(3, 0.5, false, 0.1) == doctest::Approx(1.5));	// never shorter than three I/Os
+	CHECK(timeline_step(600, 0.001, false, 6.4) == doctest::Approx(6.4));	// a long run's samples: one a step
+	CHECK(timeline_step(10, 0.001, false, 0.2) == doctest::Approx(0.6));	// half a second, in whole samples
 	std::vector<Point> flat(12, Point{1, 50.0 * MiB});
 	CHECK(cliff(flat).empty());
 	std::string line = sparkline({{1, 0}, {2, 10}}, 0, 10);

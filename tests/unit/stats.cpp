@@ -1,5 +1,6 @@
 // Unit tests of src/stats.h: the random-order Permutation, the seeded
-// MixChooser, the latency Histogram and the sampler's LiveHistogram.
+// MixChooser, the latency Histogram, the sampler's LiveHistogram and the
+// bound on a run's samples.
 #include "../../src/stats.h"
 
 #include <doctest/doctest.h>	// runner: tests/doctest_main.cpp
@@ -183,6 +184,70 @@ TEST_CASE("LiveHistogram: Histogram's buckets eight at a time, and an interval's
 	CHECK(LiveHistogram::percentile(counts, 0.5) == doctest::Approx(100000).epsilon(0.04));
 	CHECK(LiveHistogram::percentile(counts, 0.98) == doctest::Approx(100000).epsilon(0.04));
 	CHECK(LiveHistogram::percentile(counts, 0.99) == doctest::Approx(5000000).epsilon(0.04));
+}
+
+
+TEST_CASE("halve_samples: a day's samples fit in max_samples, every byte and I/O still counted")
+{
+	// The sampler's rule (supervise()): every 0.1 s tick adds its I/Os to
+	// what is pending, a sample every `every` ticks takes them, and
+	// max_samples halves the samples.  864,000 ticks: 24 hours.
+	std::vector<Sample> samples;
+	unsigned every = 1, ticks = 0;
+	std::vector<std::uint64_t> pending(LiveHistogram::buckets, 0);
+	std::uint64_t ios = 0, slow = 0;
+	for (std::uint64_t tick = 1; tick <= 864000; tick++) {
+		pending[3] += 10;	// most I/Os in one bucket, a few moving, a rare slow one
+		pending[tick % 7 + 4] += 2;
+		pending[900] += tick % 1000 == 0;
+		ios += 12 + (tick % 1000 == 0);
+		slow += tick % 1000 == 0;
+		if (++ticks < every)
+			continue;
+		ticks = 0;
+		IntervalLatency l;
+		for (unsigned i = 0; i < pending.size(); i++)
+			if (pending[i])
+				l.push_back({i, pending[i]});
+		std::fill(pending.begin(), pending.end(), 0);
+		samples.push_back({tick / 10.0, tick * 4096, l});
+		if (samples.size() == max_samples) {
+			halve_samples(samples);
+			every *= 2;
+		}
+	}
+	REQUIRE(samples.size() < max_samples);
+	REQUIRE(samples.size() >= max_samples / 2);
+	double period = every / 10.0;
+	std::uint64_t counted = 0, counted_slow = 0;
+	for (std::size_t i = 0; i < samples.size(); i++) {
+		CHECK(samples[i].t == doctest::Approx(period * static_cast<double>(i + 1)));	// evenly spaced
+		CHECK(samples[i].bytes == static_cast<std::uint64_t>(std::llround(samples[i].t * 10)) * 4096);
+		for (std::size_t k = 0; k < samples[i].latency.size(); k++) {
+			counted += samples[i].latency[k].second;
+			counted_slow += samples[i].latency[k].first == 900 ? samples[i].latency[k].second : 0;
+			if (k)
+				CHECK(samples[i].latency[k - 1].first < samples[i].latency[k].first);	// by bucket, each once
+		}
+		CHECK(samples[i].latency.size() <= 9);	// buckets 3, 4..10 and 900: a union, not a list that grows
+	}
+	std::uint64_t tail = 0, tail_slow = pending[900];	// after the last sample: the run's tail_latency
+	for (std::uint64_t n : pending)
+		tail += n;
+	CHECK(counted + tail == ios);
+	CHECK(counted_slow + tail_slow == slow);
+}
+
+TEST_CASE("halve_samples: an odd count keeps its last sample as it was")
+{
+	std::vector<Sample> s = {{0.1, 10, {{1, 1}}}, {0.2, 20, {{1, 2}, {5, 1}}}, {0.3, 30, {{2, 4}}}};
+	halve_samples(s);
+	REQUIRE(s.size() == 2);
+	CHECK(s[0].t == doctest::Approx(0.2));
+	CHECK(s[0].bytes == 20);
+	CHECK(s[0].latency == IntervalLatency{{1, 3}, {5, 1}});
+	CHECK(s[1].t == doctest::Approx(0.3));
+	CHECK(s[1].latency == IntervalLatency{{2, 4}});
 }
 
 } // TEST_SUITE("stats")
