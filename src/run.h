@@ -419,9 +419,9 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		std::int64_t now = now_ns();
 		if (now < next_sample) {
 			int ms = static_cast<int>((next_sample - now + 999999) / 1000000);
-			r.stops.sleeping(now + ms * std::int64_t{1000000});
+			r.stops.sleeping(now + ms * std::int64_t{1000000}, throttled_so_far(r.watch));
 			waiter.wait(ms, r.interrupted);
-			r.stops.woke(now_ns());
+			r.stops.woke(now_ns(), throttled_so_far(r.watch));
 			continue;
 		}
 		next_sample += tick;

@@ -340,6 +340,17 @@ std::optional<ProcIo> own_delta(const std::optional<ProcIo> &a, const std::optio
 	return d;
 }
 
+// The time sdb's CPU quotas have throttled it so far, all added up: what a
+// late wake of the sampler may owe to them (StopClock, stops.h).
+std::uint64_t throttled_so_far(const Watch &w)
+{
+	std::uint64_t ns = 0;
+	for (const CpuQuota &q : w.quotas)
+		if (std::optional<Throttling> t = read_throttling(q))
+			ns += t->ns;
+	return ns;
+}
+
 // How a run was throttled by a CPU quota: the quota that throttled it for
 // the longest, the periods and time; periods 0 when none did.
 struct Throttled {

@@ -45,6 +45,14 @@ TEST_CASE("StopClock: a wake 1 s late with no run delay is a stop of about 1 s; 
 	CHECK(late.stops == 1);
 	CHECK(late.stopped_ns > 900000000);	// less what run delay this thread had meanwhile
 	CHECK(late.stopped_ns <= now_ns() - now + 1000000000);
+
+	StopClock throttled;	// the same wake, with a CPU quota's throttling over the sleep: not a stop
+	now = now_ns();
+	throttled.sleeping(now - 1000000000, 5000000000);
+	throttled.woke(now_ns(), 5000000000 + 990000000);
+	REQUIRE(throttled.measurable);
+	CHECK(throttled.stops == 0);
+	CHECK(throttled.stopped_ns == 0);
 }
 
 } // TEST_SUITE("stops")
