@@ -120,9 +120,16 @@ struct Json {
 // Recursive descent over RFC 8259; on failure, what went wrong and the
 // byte offset where.  Nesting is capped, so that no input can exhaust the
 // stack.
+// The memory a document's values may take, as the parser counts it (two
+// Json a value, to cover a vector's spare room, and a string's bytes): the
+// document's own size and 64 MiB.  A result sdb wrote takes a few MiB; a
+// document padded with a long array of its own (20 MB of numbers took 1.6
+// GB) stops there with an error, not with the machine's memory.
+constexpr std::size_t json_spare_memory = std::size_t{64} << 20;
+
 class JsonParser {
 public:
-	explicit JsonParser(std::string_view s) : s_(s) {}
+	explicit JsonParser(std::string_view s) : s_(s), budget_(s.size() + json_spare_memory) {}
 
 	bool parse(Json &out)
 	{
@@ -136,6 +143,7 @@ public:
 	// output in one stream): false at the end, or on an error (what()).
 	bool parse_next(Json &out)
 	{
+		spent_ = 0;
 		skip();
 		if (i_ == s_.size())
 			return fail("");
@@ -143,6 +151,8 @@ public:
 	}
 	std::size_t offset() const { return i_; }
 	const char *what() const { return what_; }
+	bool too_large() const { return spent_ > budget_; }
+	std::size_t budget() const { return budget_; }
 
 private:
 	static constexpr unsigned max_depth = 64;
@@ -170,10 +180,12 @@ private:
 			return fail("nested too deeply");
 		if (i_ >= s_.size())
 			return fail("unexpected end of input");
+		if ((spent_ += 2 * sizeof(Json)) > budget_)
+			return fail("too large");
 		switch (s_[i_]) {
 		case '{': v.type = Json::Type::object; return object(v, depth);
 		case '[': v.type = Json::Type::array; return array(v, depth);
-		case '"': v.type = Json::Type::string; return string(v.text);
+		case '"': v.type = Json::Type::string; return string(v.text) && (spent_ += v.text.size()) <= budget_;
 		case 't': v.type = Json::Type::boolean; v.boolean = true; return literal("true");
 		case 'f': v.type = Json::Type::boolean; return literal("false");
 		case 'n': return literal("null");
@@ -193,6 +205,7 @@ private:
 			v.members.emplace_back();
 			if (!string(v.members.back().first))
 				return false;
+			spent_ += v.members.back().first.size();
 			skip();
 			if (i_ >= s_.size() || s_[i_] != ':')
 				return fail("expected ':'");
@@ -348,22 +361,29 @@ private:
 	std::string_view s_;
 	std::size_t i_ = 0;
 	const char *what_ = "";
+	std::size_t budget_, spent_ = 0;	// the memory the values may take, and have taken
 };
 
 // "-" (standard input) as messages name it.
 std::string input_name(const std::string &file) { return file == "-" ? "standard input" : printable(file); }
 
 // Where and why the parser stopped, as the one error line.
-Error json_syntax_error(const std::string &file, const JsonParser &parser)
+// name: the input as messages name it (input_name()); offset: where the
+// parser stopped, in the input's bytes (see lift_histograms()).
+Error json_syntax_error(const std::string &name, const JsonParser &parser, std::size_t offset)
 {
-	return runtime_error("%s: not valid JSON (byte %zu: %s)", input_name(file).c_str(), parser.offset(), parser.what());
+	if (parser.too_large())
+		return runtime_error("%s: too large to read: its values would take more memory than its size and 64 MiB "
+				     "(%s, at byte %zu): not an sdb result, or one padded with data of its own",
+				     name.c_str(), format_bytes(parser.budget()).c_str(), offset);
+	return runtime_error("%s: not valid JSON (byte %zu: %s)", name.c_str(), offset, parser.what());
 }
 
 [[maybe_unused]] Error parse_json(std::string_view text, const std::string &file, Json &out)	// the tests'; sdb reads through merge.h
 {
 	JsonParser parser(text);
 	if (!parser.parse(out))
-		return json_syntax_error(file, parser);
+		return json_syntax_error(input_name(file), parser, parser.offset());
 	return {};
 }
 

@@ -805,8 +805,7 @@ Error load_inputs(std::string &text, const std::string &name, std::vector<HostRu
 		here.push_back(std::move(r));
 	}
 	if (*parser.what())
-		return runtime_error("%s: not valid JSON (byte %zu: %s)", name.c_str(), lifted.input_offset(parser.offset()),
-				     parser.what());
+		return json_syntax_error(name, parser, lifted.input_offset(parser.offset()));
 	if (here.empty() && depth < 2)
 		return runtime_error("%s: empty: no sdb result in it", name.c_str());
 	for (std::size_t i = 0; here.size() > 1 && i < here.size(); i++)

@@ -116,6 +116,15 @@ sectors() { awk -v f="$2" '{printf "%.0f\n", $f * 512}' "/sys/class/block/$1/sta
 has_read() { local n; n=$(sed -n 's/^rchar: //p' "/proc/$1/io" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
 # resident PID KIB: PID has at least KIB of memory resident (VmRSS).
 resident() { local n; n=$(sed -n 's/^VmRSS:\s*\([0-9]*\) kB$/\1/p' "/proc/$1/status" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+# run_peak ARGS...: as run ($rc, $out, $err), and $peak: the most memory
+# sdb had resident at once, in KiB (its ru_maxrss, read by python3).
+run_peak() {
+	peak=$(python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[3:], stdout=open(sys.argv[1], "w"), stderr=open(sys.argv[2], "w"))
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$work/.out" "$work/.err" "$sdb" "$@")
+	rc=${peak% *} peak=${peak#* }
+	out=$(cat "$work/.out") err=$(cat "$work/.err")
+}
 # has_open PID PATH: PID has PATH open.
 has_open() { local fd; for fd in /proc/"$1"/fd/*; do [ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0; done; return 1; }
 # at_least FILE BYTES: FILE exists and holds at least BYTES.

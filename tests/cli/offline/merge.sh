@@ -102,3 +102,17 @@ run --merge bad-only.json --html bad-only.html
 check "--merge --html, no input gave a result: exit 1, the page named as not written, none made" \
 	"1 1 false" "$rc $(grep -c '^sdb: bad-only.html: no input gave a result: not written$' <<<"$err") $([ -e bad-only.html ] && echo true || echo false)"
 rm -f bad-only.json
+
+# A result padded with 20 MB of data of its own (a long array): one line
+# that names it, the other input still merged, and sdb's memory within
+# twice the input and 64 MiB (it took 1.6 GB and 9 s before the parser
+# counted what the values take).
+"$sdb" -r -f /dev/zero -s 1m --json >plain.json 2>/dev/null
+"$sdb" -r -f /dev/zero -s 1m --json 2>/dev/null | head -c -2 >padded.json
+{ printf ',\n "extra": ['; seq -s, 0 2600000; printf ']}\n'; } >>padded.json
+run_peak --merge padded.json plain.json --json
+check "--merge of a padded document: exit 1, one line naming it, the other merged" "1 1 plain.json" \
+	"$rc $(grep -c '^sdb: padded.json: too large to read: its values would take more memory than its size and 64 MiB' <<<"$err") $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+check "--merge of a padded document: peak memory within twice its size and 64 MiB" true \
+	"$([ "$peak" -le $(($(size_of padded.json) * 2 / 1024 + 65536)) ] && echo true || echo "$peak KiB")"
+rm -f padded.json plain.json
