@@ -101,13 +101,20 @@ std::string remote_script(const std::string &command)
 				      "wait $p; s=$?; kill $w 2>/dev/null; exit $s");
 }
 
+// What sdb keeps of a host's output: its standard output up to what a
+// result may take (a -j 64 run's document, histograms and all, is 473 KB;
+// -j 1024's about 7.5 MiB), the rest counted and let go; the last 64 KiB
+// of its standard error (its progress lines, then its error).
+constexpr std::size_t host_output_cap = 16 * MiB, host_error_tail = 64 * KiB;
+
 // One remote run: the ssh process, its output, how it ended.
 struct Remote {
 	HostSpec spec;
 	std::string label;		// HOST[:PATH] as given
 	pid_t pid = -1;
 	Fd in, out, err;		// the write end of its stdin, the read ends of its stdout and stderr
-	std::string out_text, err_text;
+	std::string out_text, err_text;	// at most host_output_cap, and the last host_error_tail or so
+	std::uint64_t out_bytes = 0;	// all it printed on its standard output
 	int status = -1;		// waitpid's, once reaped
 	Error spawn_error;
 	bool spawned = false;
@@ -429,10 +436,18 @@ void collect_remotes(std::vector<Remote> &remotes, Fanout &fanout, int signal_fd
 			std::string &text = owners[k].second ? r.out_text : r.err_text;
 			char chunk[65536];
 			ssize_t n = read(fd.get(), chunk, sizeof chunk);
-			if (n > 0 && text.size() < 256 * MiB)
+			if (n > 0 && owners[k].second) {
+				r.out_bytes += static_cast<std::size_t>(n);
+				text.append(chunk, std::min(static_cast<std::size_t>(n), host_output_cap - std::min(host_output_cap, text.size())));
+			} else if (n > 0) {
 				text.append(chunk, static_cast<std::size_t>(n));
-			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				if (text.size() > 2 * host_error_tail) {	// from the line after the cut on
+					std::size_t cut = text.size() - host_error_tail, nl = text.find('\n', cut);
+					text.erase(0, nl == std::string::npos || nl + 1 == text.size() ? cut : nl + 1);
+				}
+			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 				fd.reset();
+			}
 		}
 	}
 }
@@ -445,9 +460,13 @@ void take_result(Remote &r, bool interrupted, std::vector<HostRun> &runs, std::v
 {
 	std::vector<HostRun> found;
 	std::string load_error;
-	if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
+	if (r.out_bytes > r.out_text.size())
+		load_error = format("printed %s on its standard output, more than the %s a result takes: not a result",
+				    format_bytes(r.out_bytes).c_str(), format_bytes(host_output_cap).c_str());
+	else if (!r.spawn_error && r.out_text.find_first_not_of(" \t\r\n") != std::string::npos)
 		if (Error e = load_inputs(r.out_text, printable(r.label), found))
-			load_error = e.msg.substr(std::min(e.msg.size(), printable(r.label).size() + 2));
+			load_error = format("its %s of output are not a result: %s", format_bytes(r.out_bytes).c_str(),
+					    e.msg.substr(std::min(e.msg.size(), printable(r.label).size() + 2)).c_str());
 	r.out_text = std::string();
 	bool loaded = !found.empty() && load_error.empty();
 	std::string failure = remote_failure(r, loaded, load_error, interrupted);

@@ -12,6 +12,7 @@ cat >hf/rsh <<-'SSH'	# not named ssh: no -o BatchMode added
 	case $host in
 	hang*) exec sleep 1000 ;;	# a host that never answers, and ignores its stdin
 	junk*) echo "Welcome to junk"; exit 0 ;;	# a remote that prints no result
+	flood*) yes "not a result" | head -c 104857600; exit 0 ;;	# one that prints 100 MiB of it
 	esac
 	exec sh -c "$*"
 SSH
@@ -87,7 +88,17 @@ check "hosts-fleet: --host-timeout: the hung host's entry" "hang:$work/hf/t2 no 
 	"$(jq -r '.hosts[1] | "\(.host) \(.error)"' <<<"$out")"
 # A remote that prints something else: the parse error, not "no result".
 run --hosts "junk:$work/hf/j1" -w -s 1m
-contains "hosts-fleet: non-JSON output: the parse error" "$err" "sdb: junk:$work/hf/j1: not valid JSON (byte 0: not a JSON value)"
+contains "hosts-fleet: non-JSON output: its size and the parse error" "$err" \
+	"sdb: junk:$work/hf/j1: its 16 B of output are not a result: not valid JSON (byte 0: not a JSON value)"
+# Two remotes that flood their standard output: each named with what it
+# printed, the answering host merged, and sdb's memory within what two
+# results may take (16 MiB each) and 64 MiB (1 GB each took it to 790 MB
+# a host before sdb let go of what no result could need).
+run_peak --hosts "flood1:$work/hf/f1,a:$work/hf/f2,flood2:$work/hf/f3" -w -s 1m --json
+check "hosts-fleet: flooding hosts: exit 1, both named with their bytes, the other merged" "1 2 a:$work/hf/f2" \
+	"$rc $(grep -c '^sdb: flood[12]:.*: printed 100 MiB on its standard output, more than the 16 MiB a result takes: not a result$' <<<"$err") $(jq -r '[.hosts[] | select(.error == null) | .source] | join(" ")' <<<"$out")"
+check "hosts-fleet: flooding hosts: peak memory within two results' worth and 64 MiB" true \
+	"$([ "$peak" -le $((2 * 16384 + 65536)) ] && echo true || echo "$peak KiB")"
 # @FILE, ranges, --fanout.
 printf '# readers\nr[1-2]\n\nr3   # the last\n' >hf/hosts.txt
 run --hosts @hf/hosts.txt -r -f /dev/zero -s 16m --fanout 2 --json
