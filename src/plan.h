@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -800,15 +801,28 @@ Error make_plan(const Options &opt, Plan &plan, const Identity *ours = nullptr, 
 		buffer_size = (buffer_size + plan.dio_align - 1) / plan.dio_align * plan.dio_align;
 	// Reads need a buffer per thread and I/O in flight; so do -R writes,
 	// whose blocks are stamped before they go.  Those also start at a
-	// rotating place in 1 MiB of random bytes when blocks are small, so that
-	// a compression record (ZFS, btrfs: 128 KiB) never holds one block twice.
-	// A mix has both: each thread's slots to write from, then as many to
-	// read into, so that a read never changes what the next write sends.
+	// rotating place (rotation(), worker.h) when a thread's slots hold less
+	// than 1 MiB, so that a compression record (ZFS, btrfs: 128 KiB) never
+	// holds one block twice: each slot gets `places` more steps of random
+	// bytes, their number prime to the slots' (I/O n takes slot n % slots
+	// and place n % places), so that the blocks repeat only after slots x
+	// places of them, 1 MiB or more.  Slots that hold 1 MiB between them
+	// need none, and a deep queue's buffers stay what its I/Os need (-q 4096
+	// -b 4k: 16 MiB, not 4 GiB).  A mix has both: each thread's slots to
+	// write from, then as many to read into, so that a read never changes
+	// what the next write sends.
 	bool shared = is_write(opt) && !opt.random_buffer;
-	plan.pool = writes_target(opt) && opt.random_buffer && !opt.verify && plan.block_size < MiB ? MiB : 0;
-	plan.slot_stride = (buffer_size + buffer_step(plan) - 1) / buffer_step(plan) * buffer_step(plan) + plan.pool;
 	plan.buffers = shared ? 1 : opt.threads;
 	plan.slots = shared ? 1 : is_mix(opt) ? 2 * opt.queue_depth : opt.queue_depth;
+	const std::uint64_t step = buffer_step(plan), slot = (buffer_size + step - 1) / step * step;
+	plan.pool = 0;
+	if (writes_target(opt) && opt.random_buffer && !opt.verify && saturating(slot, plan.slots) < MiB) {
+		std::uint64_t places = (MiB / step + plan.slots - 1) / plan.slots;
+		while (std::gcd<std::uint64_t>(places, plan.slots) != 1)
+			places++;
+		plan.pool = places * step;
+	}
+	plan.slot_stride = slot + plan.pool;
 	if (const char *batch = std::getenv("SDB_SUBMIT_BATCH"))
 		plan.submit_batch = parse_count(batch, 0, 4096).value_or(plan.submit_batch);
 	if (const char *batch = std::getenv("SDB_WAIT_BATCH"))

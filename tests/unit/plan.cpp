@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 #include <fcntl.h>
@@ -65,6 +66,31 @@ TEST_CASE("make_plan: Files::regions puts the threads in one file, a region each
 		CHECK(own.targets[i].path == t.o.file + "." + std::to_string(i));
 		CHECK(own.targets[i].base == 0);
 	}
+}
+
+TEST_CASE("make_plan: -R's random bytes are a few MiB a thread or what its slots hold, and repeat after 1 MiB of blocks")
+{
+	Options o;
+	o.op = Options::Op::write;
+	o.file = "/dev/null";
+	o.random_buffer = true;
+	o.block_size = 4096;
+	o.size = 16 * MiB;
+	for (unsigned depth : {1u, 2u, 4u, 16u, 24u, 200u, 255u, 256u, 4096u}) {
+		CAPTURE(depth);
+		o.queue_depth = depth;
+		Plan plan;
+		REQUIRE_FALSE(make_plan(o, plan));
+		REQUIRE(plan.slots == depth);
+		std::uint64_t places = plan.pool / 4096 ? plan.pool / 4096 : 1;
+		CHECK(std::gcd<std::uint64_t>(places, depth) == 1);	// I/O n: slot n % slots, place n % places
+		CHECK(depth * places * 4096 >= MiB);	// so the blocks repeat after 1 MiB or more
+		CHECK(plan.slot_stride * plan.slots <= std::max<std::uint64_t>(4 * MiB, depth * 4096));	// and not much more
+	}
+	o.queue_depth = 4096;	// 16 MiB of slots for a 16 MiB test; a 1 MiB pool each was 4 GiB
+	Plan deep;
+	REQUIRE_FALSE(make_plan(o, deep));
+	CHECK(deep.slot_stride * deep.slots == 16 * MiB);
 }
 
 TEST_CASE("read_mounts: mountinfo's octal escapes are undone")

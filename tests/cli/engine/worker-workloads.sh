@@ -93,6 +93,12 @@ check "-M -R: the file is random bytes (gzip cannot shrink it)" "0 true" \
 	"$rc $([ "$(gzip -c mixr | wc -c)" -gt 4100000 ] && echo true || echo false)"
 contains "-M -R: the header says random buffer" "$out" ", random buffer"
 rm -f mixf mixn.* foreign mixr
+# -R with a deep queue: its slots are the random bytes; 1 MiB of its own for
+# each slot filled 4 GiB from /dev/urandom for this 16 MiB test.
+run -w -f deepr -s 16m -b 4k -m rand -q 4096 -R
+check "-R -q 4096 -b 4k: 16 MiB of buffers filled, the file 16 MiB" "0 1 16777216" \
+	"$rc $(grep -c '^Buffer filled from /dev/urandom: 16 MiB in ' <<<"$out") $(size_of deepr)"
+rm -f deepr
 
 # --ramp SEC: run first, count nothing of it.  Without -t the window is one
 # pass, so exactly the pass's I/Os are counted however long the ramp ran.
