@@ -404,6 +404,8 @@ void supervise(Shared &s, const Plan &plan, const RunId &id, RunResult &r, Waite
 		getrusage(RUSAGE_SELF, &r.usage_before);
 		r.start_ns = now_ns();
 		r.start_unix_ns = realtime_ns();
+		for (auto &w : s.workers)
+			w->opened_ns = r.start_ns;
 		s.gate.release();
 	}
 	bool tty = progress_terminal(plan.opt);

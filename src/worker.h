@@ -78,6 +78,7 @@ struct alignas(64) Worker {
 	std::int64_t loop_end_ns = 0;	// writes and mixes: the last I/O's end, before the final fdatasync
 	std::int64_t cpu_ns = 0;	// this thread's CPU time from start_ns to end_ns
 	std::int64_t cpu_start_ns = 0;
+	std::int64_t opened_ns = 0;	// without --ramp: when the gate opened for every thread (-t counts from it)
 	std::int64_t ramp_end_ns = 0;	// --ramp: when the ramp ends; 0 once the window has opened
 	std::atomic<bool> ramp_drained{false};	// --ramp is over and nothing of it is in flight
 	std::atomic<bool> ramp_over{false};	// the supervisor read the device's counters: the window opens
@@ -244,63 +245,79 @@ Error lay_out(Worker &w)
 	return {};
 }
 
+// A fraction of a range's pages found cached, read window by window:
+// exact up to cache_sample pages, else from cache_windows windows spread
+// evenly over the range, so that the cost does not grow with the range (a
+// full scan of -j 256 regions of 4 GiB kept the window from opening for
+// 11-13 s here, against 1 s; cachestat(2) of -j 1024 hard links of one
+// cached 1 GiB file took 44.5% of 2.6 s of preparation): the fraction then
+// is an estimate, a few percent wide, enough for the 2% of the eviction
+// warning.  count(first, n) gives how many of the pages first..first+n-1
+// are cached, or nothing.
+constexpr std::uint64_t cache_windows = 256, cache_window_pages = 16;
+constexpr std::uint64_t cache_sample = cache_windows * cache_window_pages;
+
+template <class Count>
+std::optional<double> sampled_fraction(std::uint64_t pages, Count count)
+{
+	const bool whole = pages <= cache_sample;
+	const std::uint64_t windows = whole ? 1 : cache_windows, per = whole ? pages : cache_window_pages;
+	std::uint64_t cached = 0, seen = 0;
+	for (std::uint64_t k = 0; k < windows; k++) {
+		const std::uint64_t first = whole ? 0 : (pages - per) * k / (windows - 1), n = std::min(per, pages - first);
+		std::optional<std::uint64_t> c = count(first, n);
+		if (!c)
+			return std::nullopt;
+		cached += std::min(*c, n);
+		seen += n;
+	}
+	return seen ? static_cast<double>(cached) / static_cast<double>(seen) : 0;
+}
+
 // cachestat(2) (Linux 6.5, syscall 451 on every architecture): the page
 // cache's own count of a range's cached pages, for anyone who can open the
 // file.  Nothing where the kernel has no cachestat.
 std::optional<double> cachestat_fraction(int fd, std::uint64_t base, std::uint64_t size, std::uint64_t page)
 {
-	struct {
-		std::uint64_t off, len;
-	} range{base, size};
-	struct {
-		std::uint64_t cache, dirty, writeback, evicted, recently_evicted;
-	} cs{};
-	if (syscall(451, fd, &range, &cs, 0) != 0)
-		return std::nullopt;
-	return std::min(1.0, static_cast<double>(cs.cache) / static_cast<double>((size + page - 1) / page));
+	return sampled_fraction((size + page - 1) / page, [&](std::uint64_t first, std::uint64_t n) -> std::optional<std::uint64_t> {
+		struct {
+			std::uint64_t off, len;
+		} range{base + first * page, n * page};
+		struct {
+			std::uint64_t cache, dirty, writeback, evicted, recently_evicted;
+		} cs{};
+		if (syscall(451, fd, &range, &cs, 0) != 0)
+			return std::nullopt;
+		return cs.cache;
+	});
 }
 
-// mincore(2)'s count of [base, base+size) of a file (page-aligned) in the
-// page cache: exact up to mincore_sample pages, else a sample of
-// mincore_windows windows spread evenly over the range, so that the cost
-// does not grow with the range (a full scan of -j 256 regions of 4 GiB
-// kept the window from opening for 11-13 s here, against 1 s): the
-// fraction then is an estimate, a few percent wide, enough for the 2% of
-// the eviction warning.  One mapping of the whole range (address space
-// only, nothing populated), since mmap and munmap take the process's
-// mmap lock, which every thread's preparation would queue on.  0 where
-// the file cannot be mapped.
-constexpr std::uint64_t mincore_windows = 256, mincore_window_pages = 16;
-constexpr std::uint64_t mincore_sample = mincore_windows * mincore_window_pages;
-
+// mincore(2)'s count, over one mapping of the whole range (address space
+// only, nothing populated), since mmap and munmap take the process's mmap
+// lock, which every thread's preparation would queue on.  0 where the file
+// cannot be mapped.
 double mincore_fraction(int fd, std::uint64_t base, std::uint64_t size, std::uint64_t page)
 {
-	const std::uint64_t pages = (size + page - 1) / page;
-	const bool whole = pages <= mincore_sample;
-	const std::uint64_t windows = whole ? 1 : mincore_windows, per = whole ? pages : mincore_window_pages;
 	void *map = mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, static_cast<off_t>(base));
 	if (map == MAP_FAILED)
 		return 0;
-	std::vector<unsigned char> vec(static_cast<std::size_t>(per));
-	std::uint64_t in_core = 0, seen = 0;
-	for (std::uint64_t k = 0; k < windows; k++) {
-		const std::uint64_t first = whole ? 0 : (pages - per) * k / (windows - 1);
-		const std::uint64_t len = std::min(per * page, size - first * page);
-		if (mincore(static_cast<char *>(map) + first * page, static_cast<std::size_t>(len), vec.data()) != 0)
-			continue;
-		for (std::uint64_t i = 0; i < (len + page - 1) / page; i++)
-			in_core += vec[i] & 1;
-		seen += (len + page - 1) / page;
-	}
+	std::vector<unsigned char> vec(static_cast<std::size_t>(std::min((size + page - 1) / page, cache_sample)));
+	std::optional<double> f = sampled_fraction((size + page - 1) / page, [&](std::uint64_t first, std::uint64_t n) {
+		const std::uint64_t len = std::min(n * page, size - first * page);
+		std::uint64_t in_core = 0;
+		if (mincore(static_cast<char *>(map) + first * page, static_cast<std::size_t>(len), vec.data()) == 0)
+			for (std::uint64_t i = 0; i < n; i++)
+				in_core += vec[i] & 1;
+		return std::optional<std::uint64_t>(in_core);
+	});
 	munmap(map, static_cast<std::size_t>(size));
-	return seen ? static_cast<double>(in_core) / static_cast<double>(seen) : 0;
+	return f.value_or(0);
 }
 
 // Fraction of [base, base+size) of a file that is in the page cache: from
-// cachestat(2), exact, at the cost of the pages cached (few after an
-// eviction), else mincore(2) where it tells the truth (since Linux 5.0
-// it says "all resident" for a file the caller may not write), sampled
-// over a large range; -1 when neither can say.
+// cachestat(2), else mincore(2) where it tells the truth (since Linux 5.0
+// it says "all resident" for a file the caller may not write), both
+// sampled over a large range; -1 when neither can say.
 double cached_fraction(int fd, std::uint64_t base, std::uint64_t size)
 {
 	std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));

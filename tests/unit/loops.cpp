@@ -63,6 +63,25 @@ TEST_CASE("Offsets: sequential passes and random passes cover every block once")
 	CHECK_FALSE(timed.next(offset, len));
 }
 
+TEST_CASE("deadline_of: -t from the gate's opening for every thread, however late one starts")
+{
+	Plan plan;
+	plan.opt.time_limit = 1;
+	Worker early, late;
+	early.plan = late.plan = &plan;
+	early.opened_ns = late.opened_ns = 5000000000;
+	early.start_ns = 5000001000;
+	late.start_ns = 6700000000;	// 1.7 s after the gate opened (-j 1024 on two CPUs)
+	CHECK(deadline_of(early) == 6000000000);
+	CHECK(deadline_of(late) == 6000000000);	// not 7.7 s: the run's window stays -t
+	late.ramp_end_ns = 9000000000;	// in a --ramp: -t after its end
+	CHECK(deadline_of(late) == 10000000000);
+	Worker alone;	// no gate (a ramp's window, opened by each thread): its own start
+	alone.plan = &plan;
+	alone.start_ns = 2000000000;
+	CHECK(deadline_of(alone) == 3000000000);
+}
+
 TEST_CASE("io_uring completions: the same event has the same outcome at every depth")
 {
 	Slot s;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,7 @@ TEST_CASE("punted_wait: one below -q 8 (the pinned path), half the depth to -q 6
 	}
 }
 
-TEST_CASE("mincore_fraction: exact over a small range, a true sample over a large one")
+TEST_CASE("mincore_fraction and cachestat_fraction: exact over a small range, a true sample over a large one")
 {
 	std::string path_name = scratch_name("sdb-mincore.XXXXXX", "/var/tmp");	// not /tmp: a tmpfs cannot evict
 	char *path = path_name.data();
@@ -111,12 +112,18 @@ TEST_CASE("mincore_fraction: exact over a small range, a true sample over a larg
 		sum += static_cast<unsigned char>(static_cast<const char *>(held)[at]);
 	CHECK(sum == 'x' * (size / 2 / page));
 	posix_fadvise(fd, 0, static_cast<off_t>(size), POSIX_FADV_DONTNEED);
-	CHECK(size / page > mincore_sample);	// sampled
+	CHECK(size / page > cache_sample);	// sampled
 	const double half = mincore_fraction(fd, 0, size, page);
 	CHECK(half > 0.45);
 	CHECK(half < 0.55);
 	CHECK(mincore_fraction(fd, 0, 8 * MiB, page) == 1.0);	// exact: all of it held
 	CHECK(mincore_fraction(fd, 48 * MiB, 8 * MiB, page) == 0.0);
+	if (std::optional<double> c = cachestat_fraction(fd, 0, size, page)) {	// the same sample from cachestat(2)
+		CHECK(*c > 0.45);
+		CHECK(*c < 0.55);
+		CHECK(cachestat_fraction(fd, 0, 8 * MiB, page).value_or(-1) == 1.0);
+		CHECK(cachestat_fraction(fd, 48 * MiB, 8 * MiB, page).value_or(-1) == 0.0);
+	}
 	munmap(held, size / 2);
 	close(fd);
 }
