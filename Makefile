@@ -101,7 +101,7 @@ endif
 # The wings (sdb.cpp's include list): the ground floor stands on nothing
 # but itself; the offline wing reads saved documents, and reaches only the
 # ground floor, options and itself, never the engine or the report.
-GROUND = base signals sys json stats spread pts pace profiles
+GROUND = base signals sys json stats spread pts pace profiles context
 OFFLINE = fleet load merge compare hosts charts html prom
 
 # Each module compiles alone, with nothing before it but what it includes

@@ -27,6 +27,7 @@
 #include "src/stats.h"	// Permutation, Histogram and its JSON keys, LiveHistogram, MixChooser, Sample
 #include "src/spread.h"	// median, range and 95% interval of repeated values; a repeated run's figures
 #include "src/pts.h"	// SNIA PTS's steady-state test over rounds, and its words
+#include "src/context.h"	// where a result came from: host, command line, kernel, target, device
 
 // The command line.
 #include "src/options.h"	// Options, usage_text, parse_args(), -f's %h and %r
@@ -160,6 +161,7 @@ int with_page(const Options &opt, int status, const std::string &doc)
 		print_error(runtime_error("standard output is closed: nowhere to write the report"));
 		return exit_runtime;
 	}
+	record_invocation(argc, argv);
 	Parsed p = parse_args(argc, argv, check_modes);
 	if (p.error) {
 		print_error(p.error);

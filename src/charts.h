@@ -50,7 +50,17 @@ double nice_step(double top, int ticks)
 	return 10 * p;
 }
 
-// An <svg> element's opening: its box, its accessible name, its title.
+// Every chart's width in its own units; the page scales it to its own
+// width (svg{width:100%}), so the charts fill the page at any size.
+constexpr int chart_width = 960;
+
+// About how wide a text of 11 px is drawn (the ticks, legends and notes):
+// the widest of sans-serif's digits and lower-case letters, so that what
+// is placed by it never runs into its neighbour.
+double text_width(std::string_view s) { return 6.6 * static_cast<double>(s.size()); }
+
+// An <svg> element's opening: its box (its width and height also kept as
+// the page's proportions), its accessible name, its title.
 std::string svg_open(int w, int h, const std::string &title, int title_x)
 {
 	return format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
@@ -76,13 +86,13 @@ struct LineStyle {
 	std::string caption;
 };
 
-// Lines in a 640 x 240 box, with axes, ticks and their labels, and a
-// legend when there is more than one; y_label formats a y value.  On a log
-// axis the ticks are decades and values <= 0 are left out.
+// Lines in a chart_width x 240 box, with axes, ticks and their labels, and
+// a legend when there is more than one; y_label formats a y value.  On a
+// log axis the ticks are decades and values <= 0 are left out.
 template <typename Label>
 std::string svg_lines(const std::string &title, const std::vector<Series> &series, const LineStyle &style, Label y_label)
 {
-	const int w = 640, h = 240, left = 80, right = 16, top = 28, bottom = 36;
+	const int w = chart_width, h = 240, left = 80, right = 16, top = 28, bottom = 36;
 	double x_max = 0, y_max = 0, y_min = 0;
 	for (const Series &s : series)
 		for (auto [x, y] : s.points) {
@@ -130,12 +140,21 @@ std::string svg_lines(const std::string &title, const std::vector<Series> &serie
 	s += format("<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>"
 		    "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\" class=\"axis\"/>\n",
 		    left, w - right, py(floor_y), py(floor_y), left, left, top, py(floor_y));
-	if (style.mark_x)
+	if (style.mark_x) {	// its label left of the line, or right of it where the axis's labels would be
+		const double x = px(*style.mark_x);
+		const bool before = x - 3 - text_width(style.mark_label) > left + 4;
 		s += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" class=\"mark\"/>"
-			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\" text-anchor=\"end\">%s</text>\n",
-			    px(*style.mark_x), px(*style.mark_x), top, py(floor_y), px(*style.mark_x) - 3, top + 12,
+			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\" text-anchor=\"%s\">%s</text>\n",
+			    x, x, top, py(floor_y), before ? x - 3 : x + 3, top + 12, before ? "end" : "start",
 			    html_text(style.mark_label).c_str());
-	int legend = 0;
+	}
+	double legend_x = w - right;	// the legend from the right, each name clear of the next
+	std::vector<double> legend_at(series.size());
+	for (std::size_t i = series.size(); i-- > 0;) {
+		legend_at[i] = legend_x;
+		legend_x -= text_width(series[i].name) + 14;
+	}
+	std::size_t legend = 0;
 	for (const Series &line : series) {
 		std::string path, dots;
 		double prev_x = 0;
@@ -153,10 +172,9 @@ std::string svg_lines(const std::string &title, const std::vector<Series> &serie
 		}
 		if (!path.empty())
 			s += "<path d=\"" + path + "\" class=\"line " + line.css + "\"/>\n" + (dots.empty() ? "" : dots + "\n");
-		if (series.size() > 1)
-			s += format("<text x=\"%d\" y=\"18\" class=\"legend %s\" text-anchor=\"end\">%s</text>\n",
-				    w - right - 70 * (static_cast<int>(series.size()) - 1 - legend), line.css.c_str(),
-				    html_text(line.name).c_str());
+		if (series.size() > 1 && !line.name.empty())
+			s += format("<text x=\"%.1f\" y=\"18\" class=\"legend %s\" text-anchor=\"end\">%s</text>\n",
+				    legend_at[legend], line.css.c_str(), html_text(line.name).c_str());
 		legend++;
 	}
 	return s + "</svg>\n";
@@ -166,7 +184,7 @@ std::string svg_lines(const std::string &title, const std::vector<Series> &serie
 // axis of nanoseconds, with p50, p99, p99.9 and max marked.
 std::string svg_latency(const Histogram &hist, const std::string &what = "")
 {
-	const int w = 640, h = 240, left = 60, right = 16, top = 28, bottom = 36;
+	const int w = chart_width, h = 240, left = 60, right = 16, top = 28, bottom = 36;
 	if (hist.count() == 0)
 		return "";
 	double lo = std::floor(std::log10(std::max<std::uint64_t>(hist.min(), 1)));
@@ -223,11 +241,19 @@ struct Bar {
 
 // A bar a row, 18 px each, on an axis through 0 (bars to the left for
 // negative values); x_label formats an axis value.  Each bar is a <rect>
-// of class "hbar" and its own class.
+// of class "hbar" and its own class.  The labels' column and the notes'
+// are as wide as their longest, so that none is cut off.
 template <typename Label>
 std::string svg_bars(const std::string &title, const std::vector<Bar> &bars, Label x_label)
 {
-	const int w = 640, left = 190, right = 130, top = 28, bottom = 30, row = 18;
+	double labels = 0, notes = 0;
+	for (const Bar &b : bars) {
+		labels = std::max(labels, text_width(b.label));
+		notes = std::max(notes, text_width(b.note));
+	}
+	const int w = chart_width, top = 28, bottom = 30, row = 18;
+	const int left = static_cast<int>(std::clamp(labels + 16, 80.0, 380.0));
+	const int right = static_cast<int>(std::clamp(notes + 16, 40.0, 300.0));
 	const int h = top + row * static_cast<int>(bars.size()) + bottom;
 	double lo = 0, hi = 0;
 	for (const Bar &b : bars) {

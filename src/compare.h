@@ -9,6 +9,7 @@
 #include "base.h"
 #include "signals.h"
 #include "json.h"
+#include "context.h"
 #include "options.h"
 #include "stats.h"
 #include "spread.h"
@@ -419,7 +420,8 @@ std::string json_optional(const std::optional<double> &v) { return v ? json_numb
 void print_compare_json(std::FILE *out, const std::vector<Row> &rows, const std::vector<std::string> &warnings,
 			double fail_slower)
 {
-	std::string doc = format("{\"version\": %s, \"compare\": [", json_string(SDB_VERSION).c_str());
+	std::string doc = format("{\"version\": %s,\n \"context\": %s,\n \"compare\": [", json_string(SDB_VERSION).c_str(),
+				 json_context("").c_str());
 	for (std::size_t i = 0; i < rows.size(); i++) {
 		const Row &r = rows[i];
 		auto value = [](const Figure &f) { return f.samples.size() >= 2 ? mean(f.samples) : f.value; };

@@ -50,37 +50,6 @@ struct Environment {
 	std::uint64_t max_request = 0;	// queue/max_sectors_kb in bytes: the largest request; 0: unknown
 };
 
-// The sysfs directory of the whole disk under dev (a partition climbs to
-// its disk), "" when dev is none (the anonymous device of tmpfs, NFS or
-// btrfs).  name, if given: dev's own name ("vda1" for a partition of vda).
-std::string disk_dir(dev_t dev, std::string *name = nullptr)
-{
-	char real[PATH_MAX];
-	if (!realpath(sysfs_dev(dev).c_str(), real))
-		return "";
-	std::string dir = real;
-	if (name)
-		*name = dir.substr(dir.find_last_of('/') + 1);
-	if (access((dir + "/partition").c_str(), F_OK) == 0)
-		dir = dirname_of(dir);
-	return dir;
-}
-
-// The queue settings of the disk under dev (scheduler, block sizes);
-// name: dev's own name.
-std::string queue_dir(dev_t dev, std::string &name)
-{
-	std::string dir = disk_dir(dev, &name);
-	return dir.empty() ? "" : dir + "/queue";
-}
-
-// The kernel's name for the disk under dev, "" when dev is none.
-std::string disk_name(dev_t dev)
-{
-	std::string dir = disk_dir(dev);
-	return dir.substr(dir.find_last_of('/') + 1);
-}
-
 Environment describe(const Plan &plan, const Buffer &buffer)
 {
 	Environment env;
@@ -160,14 +129,6 @@ struct Device {
 					// memory" (memory_backing), "tmpfs"; "" for any other
 	std::string reason;		// no device: why not (stats is empty)
 };
-
-std::string base_name(const std::string &path) { return path.substr(path.find_last_of('/') + 1); }
-
-std::string real_path(const std::string &path)
-{
-	char real[PATH_MAX];
-	return realpath(path.c_str(), real) ? std::string(real) : std::string();
-}
 
 // A directory's entries but . and .., sorted; none when it cannot be read.
 std::vector<std::string> dir_entries(const std::string &dir)

@@ -7,6 +7,7 @@
 
 #include "base.h"
 #include "json.h"
+#include "context.h"
 #include "options.h"
 #include "stats.h"
 #include "plan.h"
@@ -240,8 +241,8 @@ std::string json_runs(const std::vector<RunFigures> &runs)
 
 void print_json(std::FILE *out, const Report &r)
 {
-	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
-				 json_string(short_host_name()).c_str());
+	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"context\": %s", json_string(SDB_VERSION).c_str(),
+				 json_string(short_host_name()).c_str(), json_context(r.plan ? r.plan->opt.file : "").c_str());
 	std::string launcher, rank = launcher_rank(launcher);	// under srun or mpirun: which rank wrote it, for --merge
 	if (!launcher.empty() && !rank.empty() && rank.size() < 10 && rank.find_first_not_of("0123456789") == std::string::npos)
 		doc += ", \"rank\": " + rank;

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -44,17 +45,83 @@ std::string page_head(const std::string &title)
 	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	       "<meta name=\"generator\" content=\"sdb " SDB_VERSION "\">\n<title>" + html_text(title) +
 	       "</title>\n<style>\n"
-	       "body{font:14px/1.4 sans-serif;margin:24px;max-width:720px;color:#222}h1{font-size:18px}\n"
+	       "body{font:14px/1.4 sans-serif;margin:24px;color:#222}h1{font-size:16px;margin:0 0 4px}\n"
+	       ".headline{font-size:40px;font-weight:bold;line-height:1.1;margin:4px 0}.headline small{font-size:20px;color:#555}\n"
+	       "table.context{margin:8px 0 12px;font-size:13px}table.context td{text-align:left}\n"
+	       "svg{display:block;width:100%;height:auto;margin:12px 0}svg text.legend{stroke:none}\n"
 	       "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-align:left}\n"
 	       ".grid{stroke:#ddd}.axis{stroke:#444}.line{fill:none;stroke:#1f6fb4;stroke-width:2}.bar{fill:#1f6fb4}\n"
 	       ".p99{stroke:#c0392b}.p999{stroke:#7d3c98}.dot{stroke:none;fill:#1f6fb4}.dot.p99{fill:#c0392b}.dot.p999{fill:#7d3c98}\n"
 	       ".legend{font-size:11px;fill:#1f6fb4}.legend.p99{fill:#c0392b}.legend.p999{fill:#7d3c98}\n"
 	       ".hbar{fill:#1f6fb4}.hbar.write{fill:#e67e22}.hbar.old{fill:#aaa}.hbar.slow{fill:#c0392b}.hbar.same{fill:#bbb}\n"
 	       ".whisker{stroke:#222;fill:none}\n"
-	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px}\n"
+	       ".mark{stroke:#c0392b;stroke-dasharray:3 2}.mark-label{fill:#c0392b;font-size:11px;paint-order:stroke;stroke:#fff;"
+	       "stroke-width:3px;stroke-linejoin:round}\n"
 	       ".tick{font-size:11px;fill:#444}.title{font-size:13px;font-weight:bold}.caption{font-size:11px;fill:#666}\n"
 	       "@media print{body{margin:0}svg{page-break-inside:avoid}}\n</style>\n</head>\n<body>\n<h1>" +
 	       html_text(title) + "</h1>\n";
+}
+
+// Unix seconds as a UTC date and time: "2026-12-07 21:52:10 UTC".
+std::string utc_time(double unix_seconds)
+{
+	std::time_t t = static_cast<std::time_t>(unix_seconds);
+	std::tm tm {};
+	char text[40];
+	if (!gmtime_r(&t, &tm) || !std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		return "-";
+	return text;
+}
+
+// The device of a document's context in words: "vda: virtio_blk, 256 GiB,
+// rotational".
+std::string device_words(const Json &context)
+{
+	const Json *d = context.find("device", Json::Type::object);
+	if (!d)
+		return context.find("filesystem", Json::Type::string) ? "none: no block device under the target" : "-";
+	std::string s = d->str("name");
+	if (!d->str("model").empty())
+		s += ": " + d->str("model");
+	if (d->find("bytes", Json::Type::number))
+		s += ", " + format_bytes(json_whole(d->num("bytes")));
+	if (const Json *r = d->find("rotational", Json::Type::boolean))
+		s += r->boolean ? ", rotational" : ", not rotational";
+	return s;
+}
+
+// The page's opening, under its title: the headline figure, the largest
+// text on the page, with a smaller second figure beside it; then where the
+// result came from (the document's context: host, date, sdb version,
+// kernel, command line, target and file system, device) and the verdict.
+// A document of an sdb before 0.5.0 has no context: its rows say so.
+std::string page_context(const Json &doc, const std::string &headline, const std::string &second,
+			 const std::string &verdict)
+{
+	const Json none;
+	const Json *c = doc.find("context", Json::Type::object);
+	const Json &ctx = c ? *c : none;
+	auto row = [](const char *name, const std::string &value) {
+		return format("<tr><th>%s</th><td>%s</td></tr>\n", name, html_text(value.empty() ? "-" : value).c_str());
+	};
+	std::string target = ctx.str("target");
+	if (!target.empty() && !ctx.str("filesystem").empty())
+		target += " on " + ctx.str("filesystem");
+	std::string s = "<div class=\"headline\">" + html_text(headline) +
+			(second.empty() ? "" : " <small>" + html_text(second) + "</small>") + "</div>\n";
+	s += "<table class=\"context\">\n";
+	s += row("Host", ctx.str("host").empty() ? doc.str("host") : ctx.str("host"));
+	s += row("Date", ctx.find("started_unix", Json::Type::number) ? utc_time(ctx.num("started_unix"))
+			 : doc.find("start_unix", Json::Type::number) ? utc_time(doc.num("start_unix")) : "");
+	s += row("sdb", doc.str("version") + (c ? "" : " (this version's documents do not say where they ran)"));
+	s += row("Kernel", ctx.str("kernel"));
+	s += row("Command", ctx.str("command_line"));
+	if (!ctx.str("target").empty() || !c)
+		s += row("Target", target);
+	if (!ctx.str("target").empty() || !c)
+		s += row("Device", device_words(ctx));
+	s += row("Verdict", verdict);
+	return s + "</table>\n";
 }
 
 std::string page_end(const std::string &doc_text)
@@ -92,7 +159,9 @@ std::string ns_label(double y) { return format_ns(static_cast<std::uint64_t>(std
 std::string percent_label(double y) { return format("%+.0f%%", y); }
 
 // A sweep's response curve: p50, p99 and p99.9 on a log axis against the
-// IOPS each step achieved, the knee marked; empty without a sweep.
+// IOPS each step offered, in load order (past the knee a step achieves
+// less than the one before, and a curve over the IOPS achieved folds back
+// on itself), the knee marked; empty without a sweep.
 std::string svg_sweep(const Json &doc)
 {
 	const Json *sweep = doc.find("sweep", Json::Type::array);
@@ -100,13 +169,13 @@ std::string svg_sweep(const Json &doc)
 		return "";
 	std::vector<Series> lines = {{"p50", "p50", {}}, {"p99", "p99", {}}, {"p99.9", "p999", {}}};
 	for (const Json &step : sweep->items) {
-		double iops = step.num("achieved");
+		double iops = step.num("offered", step.num("achieved"));
 		lines[0].points.push_back({iops, step.num("p50_ns")});
 		lines[1].points.push_back({iops, step.num("p99_ns")});
 		lines[2].points.push_back({iops, step.num("p999_ns")});
 	}
 	LineStyle style;
-	style.x_unit = "IOPS achieved";
+	style.x_unit = "IOPS offered";
 	style.steps = false;
 	style.log_y = true;
 	if (const Json *knee = doc.find("knee", Json::Type::object)) {
@@ -189,22 +258,32 @@ std::string svg_sides(const Json &reads, const Json &writes)
 	return svg_bars("Latency percentiles, reads and writes apart", bars, ns_label);
 }
 
+// Which test ran, from a document's options: "read rand, 4 KiB blocks,
+// queue depth 32, 1 thread" (a -q 1 and a -q 32 page cannot be mistaken).
+std::string test_words(const Json &options)
+{
+	const double depth = options.num("queue_depth", 1), threads = options.num("threads", 1);
+	return format("%s %s, %s blocks, queue depth %.0f, %.0f thread%s", options.str("op").c_str(),
+		      options.str("mode").c_str(), format_bytes(json_whole(options.num("block_size"))).c_str(),
+		      depth > 0 ? depth : 1, threads, threads == 1 ? "" : "s");
+}
+
 // The page for one run's document; doc_text: the document as printed.
 Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 {
 	const Json *options = doc.find("options", Json::Type::object);
 	const Json *total = doc.find("total", Json::Type::object);
+	const Json *knee = doc.find("knee", Json::Type::object);
+	std::string knee_text = knee ? format("knee at %.0f IOPS", knee->num("iops")) : "";
 	if ((!options || !total) && doc.find("sweep", Json::Type::array)) {	// a sweep's steps alone
-		page = page_head("sdb " + doc.str("version") + ": latency against load") + html_warnings(doc) + svg_sweep(doc) +
-		       page_end(doc_text);
+		page = page_head("sdb " + doc.str("version") + ": latency against load") +
+		       page_context(doc, knee_text.empty() ? "no knee found" : knee_text, "", "") + html_warnings(doc) +
+		       svg_sweep(doc) + page_end(doc_text);
 		return {};
 	}
 	if (!options || !total)
 		return runtime_error("--html: the document has no options or total");
-	std::string what = format("%s %s, %s blocks, %.0f thread%s", options->str("op").c_str(), options->str("mode").c_str(),
-				  format_bytes(json_whole(options->num("block_size"))).c_str(), options->num("threads"),
-				  options->num("threads") == 1 ? "" : "s");
-	std::string title = "sdb " + doc.str("version") + ": " + what + ": " + options->str("file");
+	std::string title = "sdb " + doc.str("version") + ": " + test_words(*options) + ": " + options->str("file");
 	Series rate{"MiB/s", "", {}}, iops{"IOPS", "", {}}, p50{"p50", "p50", {}}, p99{"p99", "p99", {}};
 	double block = options->num("block_size");
 	if (const Json *timeline = doc.find("timeline", Json::Type::array))
@@ -223,7 +302,16 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 			if (const Json *buckets = t.find("histogram", Json::Type::array))
 				if (Error e = histogram_of(*buckets, "--html", "threads[].histogram", hist))
 					return e;
+	const Json *device = doc.find("device", Json::Type::object);
+	const bool sweep = doc.find("sweep", Json::Type::array);
 	page = page_head(title);
+	page += page_context(doc, format_rate(total->num("bytes_per_second")),
+			     format("%.0f IOPS%s", total->num("iops"), knee_text.empty() ? "" : (", " + knee_text).c_str()),
+			     device  ? verdict_words(*device)
+			     : knee  ? format("the knee at %.0f IOPS offered (p99 %s): past it, latency grows faster than the rate",
+					      knee->num("iops"), ns_label(knee->num("p99_ns")).c_str())
+			     : sweep ? "no knee found in the steps"
+				     : "no device check (the document has none)");
 	page += format("<table><tr><th>Total</th><td>%s</td><td>%.2f IOPS</td><td>%s in %.3f s</td></tr></table>\n",
 		       html_text(format_rate(total->num("bytes_per_second"))).c_str(), total->num("iops"),
 		       html_text(format_bytes(json_whole(total->num("bytes")))).c_str(), total->num("seconds"));
@@ -238,8 +326,6 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 	if (mix)
 		page += "<p>Latency, reads: " + html_text(latency_words(*reads->find("latency_ns"))) +
 			".<br>\nLatency, writes: " + html_text(latency_words(*writes->find("latency_ns"))) + ".</p>\n";
-	if (const Json *d = doc.find("device", Json::Type::object))
-		page += "<p>" + html_text(verdict_words(*d)) + "</p>\n";
 	page += html_warnings(doc);
 	if (rate.points.size() >= 2) {
 		LineStyle time;	// the timeline starts where the timed window opens: with --ramp, at the ramp's end
@@ -254,7 +340,7 @@ Error run_page(const Json &doc, const std::string &doc_text, std::string &page)
 					      : "Percentiles over time (log scale)",
 					  {p50, p99}, log, ns_label);
 		}
-	} else {
+	} else if (!sweep) {	// a sweep's total is its closed-loop maximum, whose timeline it does not keep
 		page += "<p>The run was too short for a timeline.</p>\n";
 	}
 	if (mix)
@@ -292,6 +378,14 @@ Error quick_page(const Json &doc, const std::string &doc_text, std::string &page
 	std::string title = "sdb " + doc.str("version") + " quick suite" +
 			    (quick ? " (" + quick->str("profile") + "): " + quick->str("file") : std::string());
 	page = page_head(title);
+	const Json *first = suite->items.empty() ? nullptr : &suite->items[0];
+	const Json *first_median = first ? first->find("median", Json::Type::object) : nullptr;
+	const Json *warned = doc.find("warnings", Json::Type::array);
+	std::size_t warnings = warned ? warned->items.size() : 0;
+	page += page_context(doc, first_median ? format_rate(first_median->num("bytes_per_second")) : "no test ran",
+			     first ? first->str("name") : "",
+			     warnings ? format("%zu warning%s (below)", warnings, warnings == 1 ? "" : "s")
+				      : "no warning: every test's device check passed");
 	std::vector<Bar> rates, iops;
 	std::string rows;
 	for (const Json &t : suite->items) {
@@ -326,7 +420,19 @@ Error fleet_page(const Json &doc, const std::string &doc_text, std::string &page
 		if (const Json *s = fleet->find("stragglers", Json::Type::array))
 			for (const Json &x : s->items)
 				stragglers.push_back(x.text);
-	page = page_head(format("sdb %s: %zu hosts merged", doc.str("version").c_str(), hosts->items.size()));
+	const Json *options = doc.find("options", Json::Type::object);
+	page = page_head(format("sdb %s: %zu hosts merged%s", doc.str("version").c_str(), hosts->items.size(),
+				options && options->find("op") ? (": " + test_words(*options)).c_str() : ""));
+	std::size_t answered = 0;
+	for (const Json &h : hosts->items)
+		answered += h.find("total", Json::Type::object) != nullptr;
+	std::string names;
+	for (const std::string &s : stragglers)
+		names += (names.empty() ? "" : ", ") + s;
+	page += page_context(doc, total ? format_rate(total->num("bytes_per_second")) : "no result",
+			     format("%zu of %zu hosts", answered, hosts->items.size()),
+			     format("%zu host%s merged, %zu failed", answered, answered == 1 ? "" : "s", hosts->items.size() - answered) +
+				     (names.empty() ? "; no straggler" : "; stragglers: " + names));
 	if (total)
 		page += format("<table><tr><th>Total (%.0f hosts)</th><td>%s</td><td>%.2f IOPS</td><td>%s in %.3f s</td></tr></table>\n",
 			       total->num("hosts"), html_text(format_rate(total->num("bytes_per_second"))).c_str(),
@@ -355,12 +461,8 @@ Error fleet_page(const Json &doc, const std::string &doc_text, std::string &page
 	}
 	if (!failed.empty())
 		page += "<p>Failed:</p>\n<ul>\n" + failed + "</ul>\n";
-	if (!stragglers.empty()) {
-		std::string names;
-		for (const std::string &s : stragglers)
-			names += (names.empty() ? "" : ", ") + s;
+	if (!stragglers.empty())
 		page += "<p>Stragglers: " + html_text(names) + ".</p>\n";
-	}
 	page += html_warnings(doc);
 	page += svg_bars("MiB/s per host", rates, axis_label);
 	if (!p99s.empty())
@@ -381,6 +483,18 @@ Error compare_page(const Json &doc, const std::string &doc_text, std::string &pa
 {
 	const Json *rows = doc.find("compare", Json::Type::array);
 	page = page_head("sdb " + doc.str("version") + " compare: old against new");
+	unsigned slower = 0, faster = 0, figures = 0;
+	for (const Json &r : rows->items) {
+		figures++;
+		if (!r.flag("significant"))
+			continue;
+		bool worse = r.str("metric") == "p99_ns" ? r.num("change") > 0 : r.num("change") < 0;
+		(worse ? slower : faster)++;
+	}
+	std::string counted = format("%u slower, %u faster", slower, faster);
+	page += page_context(doc, counted, format("of %u figures (95%% intervals)", figures),
+			     slower + faster ? counted + "; the others: no significant difference"
+					     : "no significant difference in any figure");
 	page += html_warnings(doc);
 	struct Metric {
 		const char *key, *title, *name;

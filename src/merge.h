@@ -8,6 +8,7 @@
 #include "base.h"
 #include "signals.h"
 #include "json.h"
+#include "context.h"
 #include "options.h"
 #include "stats.h"
 #include "fleet.h"
@@ -446,7 +447,8 @@ template <typename Emit>
 void merged_json(Emit emit, const std::vector<HostRun> &runs, const Merged &m, const std::vector<FailedHost> &failed,
 		 const std::vector<std::string> &errors, bool interrupted)
 {
-	std::string doc = format("{\"version\": %s", json_string(SDB_VERSION).c_str());
+	std::string doc = format("{\"version\": %s,\n \"context\": %s", json_string(SDB_VERSION).c_str(),
+				 json_context("").c_str());
 	doc += ",\n \"options\": " + (runs.empty() ? std::string("{}") : json_dump(runs[0].options));
 	doc += ",\n \"hosts\": [";
 	for (std::size_t i = 0; i < runs.size(); i++) {

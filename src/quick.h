@@ -7,6 +7,7 @@
 
 #include "base.h"
 #include "json.h"
+#include "context.h"
 #include "profiles.h"
 #include "options.h"
 #include "stats.h"
@@ -475,9 +476,9 @@ std::string json_quick_row(const QuickRow &row, const char *profile)
 void print_quick_json(std::FILE *out, const Options &opt, const QuickFile &q, const std::vector<QuickRow> &rows,
 		      const std::vector<std::string> &warnings, bool interrupted, bool kept, const FlashWrite &flash)
 {
-	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
+	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"context\": %s,\n \"quick\": {\"profile\": %s, \"file\": %s, \"size\": %" PRIu64
 				 ", \"size_reason\": %s, \"direct\": %s, \"time_per_run\": %s, \"runs\": %u, \"kept\": %s},\n \"suite\": [",
-				 json_string(SDB_VERSION).c_str(), json_string(short_host_name()).c_str(),
+				 json_string(SDB_VERSION).c_str(), json_string(short_host_name()).c_str(), json_context(q.path).c_str(),
 				 json_string(opt.profile->name).c_str(),
 				 json_string(q.path).c_str(), q.size, json_string(q.why).c_str(), json_bool(q.direct).c_str(),
 				 json_number(quick_seconds(opt)).c_str(), quick_runs(opt), json_bool(kept).c_str());

@@ -10,6 +10,7 @@
 
 #include "base.h"
 #include "json.h"
+#include "context.h"
 #include "options.h"
 #include "stats.h"
 #include "pace.h"
@@ -175,11 +176,12 @@ std::string json_ns_list(const std::vector<std::uint64_t> &v)
 
 // The sweep's document: the closed-loop run as "total" (the maximum), the
 // steps, the light load's p99s, the knee.
-std::string sweep_json(const SweepRun &max, const std::vector<SweepStep> &steps, const std::vector<std::uint64_t> &light,
-		       const KneeFinding &knee, const std::vector<std::string> &warnings, bool interrupted)
+std::string sweep_json(const std::string &target, const SweepRun &max, const std::vector<SweepStep> &steps,
+		       const std::vector<std::uint64_t> &light, const KneeFinding &knee, const std::vector<std::string> &warnings,
+		       bool interrupted)
 {
-	std::string doc = format("{\"version\": %s, \"host\": %s", json_string(SDB_VERSION).c_str(),
-				 json_string(short_host_name()).c_str());
+	std::string doc = format("{\"version\": %s, \"host\": %s,\n \"context\": %s", json_string(SDB_VERSION).c_str(),
+				 json_string(short_host_name()).c_str(), json_context(target).c_str());
 	if (!max.options_json.empty()) {
 		doc += ",\n \"options\": " + max.options_json;
 		doc += format(",\n \"total\": {\"bytes\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"seconds\": %s, "
@@ -260,7 +262,7 @@ int run_sweep(const Options &opt, std::FILE *out)
 		keep_warnings(warnings, {"--sweep: " + knee.why});
 	emit_warnings(warnings);
 	const bool planned = !max.options_json.empty();	// else nothing ran: the error alone
-	std::string doc = sweep_json(max, steps, light, knee, warnings, interrupted);
+	std::string doc = sweep_json(opt.file, max, steps, light, knee, warnings, interrupted);
 	if (opt.json && planned)
 		say(doc);
 	else if (!steps.empty())

@@ -1,5 +1,6 @@
 // sys: the readers of the system's own tables.  sysfs under one root
-// (sysfs(), $SDB_SYSFS for tests), a block device's node, the file
+// (sysfs(), $SDB_SYSFS for tests), the disk under a device (disk_dir,
+// queue_dir, disk_name), a block device's node, the file
 // systems' names by magic (fs_name, kernel_fs_name: the pseudo-file
 // systems sdb never writes), the mount table of any namespace
 // (read_mounts), the other processes (other_processes, comm_of), and the
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -181,6 +183,44 @@ std::string sysfs(const std::string &path)
 std::string sysfs_dev(dev_t dev)
 {
 	return sysfs(format("/dev/block/%u:%u", major(dev), minor(dev)));
+}
+
+std::string base_name(const std::string &path) { return path.substr(path.find_last_of('/') + 1); }
+
+std::string real_path(const std::string &path)
+{
+	char real[PATH_MAX];
+	return realpath(path.c_str(), real) ? std::string(real) : std::string();
+}
+
+// The sysfs directory of the whole disk under dev (a partition climbs to
+// its disk), "" when dev is none (the anonymous device of tmpfs, NFS or
+// btrfs).  name, if given: dev's own name ("vda1" for a partition of vda).
+std::string disk_dir(dev_t dev, std::string *name = nullptr)
+{
+	std::string dir = real_path(sysfs_dev(dev));
+	if (dir.empty())
+		return "";
+	if (name)
+		*name = dir.substr(dir.find_last_of('/') + 1);
+	if (access((dir + "/partition").c_str(), F_OK) == 0)
+		dir = dirname_of(dir);
+	return dir;
+}
+
+// The queue settings of the disk under dev (scheduler, block sizes);
+// name: dev's own name.
+std::string queue_dir(dev_t dev, std::string &name)
+{
+	std::string dir = disk_dir(dev, &name);
+	return dir.empty() ? "" : dir + "/queue";
+}
+
+// The kernel's name for the disk under dev, "" when dev is none.
+std::string disk_name(dev_t dev)
+{
+	std::string dir = disk_dir(dev);
+	return dir.substr(dir.find_last_of('/') + 1);
 }
 
 // The device node of a block device's sysfs directory, from its uevent's
