@@ -143,11 +143,15 @@ check:
 # runs as root: SDB_TEST_HERMETIC makes lib.sh's system() false (no loop
 # device, mount, cgroup, daemon or /dev/shm), TMPDIR keeps every scratch
 # directory under tests/scratch.  The system tests run against the
-# installed package under autopkgtest (debian/tests/control).
+# installed package under autopkgtest (debian/tests/control).  The unit
+# tests build and run beside the CLI sections, four sections at a time:
+# without the system tests they mostly wait, and the build's tests take
+# what they take at their longest, not their sum.
 check-hermetic:
-	@$(MAKE) --no-print-directory -j2 sdb tests/unit/run
+	@$(MAKE) --no-print-directory sdb
 	rm -rf tests/scratch && mkdir tests/scratch
-	SDB_TEST_HERMETIC=1 TMPDIR=$(CURDIR)/tests/scratch sh tests/check.sh ./tests/unit/run ./sdb sdb.1 $(VERSION)
+	SDB_TEST_HERMETIC=1 TMPDIR=$(CURDIR)/tests/scratch CLI_JOBS=4 UNIT_BUILD="$(MAKE) --no-print-directory -j2 tests/unit/run" \
+		sh tests/check.sh ./tests/unit/run ./sdb sdb.1 $(VERSION)
 	rm -rf tests/scratch
 
 # One or more sections of the CLI tests, by name, each alone as always:
