@@ -242,8 +242,10 @@ Error load_compared(const std::string &file, Compared &c, Waiter *waiter = nullp
 	Json doc;
 	if (Error e = read_input(file, text, waiter))
 		return e;
-	if (Error e = parse_json(text, file, doc))
-		return e;
+	Lifted lifted = lift_histograms(text);	// a comparison reads no histogram: kept apart, not as JSON values
+	JsonParser parser(text);
+	if (!parser.parse(doc))
+		return json_syntax_error(input_name(file), parser, lifted.input_offset(parser.offset()));
 	if (doc.type != Json::Type::object || !doc.find("version", Json::Type::string))
 		return runtime_error("%s: not an sdb --json document (no \"version\")", input_name(file).c_str());
 	c.file = file;

@@ -564,7 +564,7 @@ Error make_page(const Json &doc, const std::string &doc_text, std::string &page)
 Error write_html(const std::string &path, const std::string &doc_text)
 {
 	Json doc;
-	if (Error e = parse_json(doc_text, "--html", doc))
+	if (Error e = parse_json(doc_text, "--html", doc, json_unbounded))	// sdb's own, just made
 		return e;
 	std::string page;
 	if (Error e = make_page(doc, doc_text, page))

@@ -122,14 +122,18 @@ struct Json {
 // stack.
 // The memory a document's values may take, as the parser counts it (two
 // Json a value, to cover a vector's spare room, and a string's bytes): the
-// document's own size and 64 MiB.  A result sdb wrote takes a few MiB; a
-// document padded with a long array of its own (20 MB of numbers took 1.6
-// GB) stops there with an error, not with the machine's memory.
-constexpr std::size_t json_spare_memory = std::size_t{64} << 20;
+// document's own size and 64 MiB.  A result sdb wrote takes a few MiB once
+// its histograms are read apart (lift_histograms(), load.h: they are most
+// of a -j 1024 result, and as values forty times their text); a document
+// padded with a long array of its own (20 MB of numbers took 1.6 GB)
+// stops there with an error, not with the machine's memory.  sdb's own
+// document, just made (--html, --prom), is read without a bound.
+constexpr std::size_t json_spare_memory = std::size_t{64} << 20, json_unbounded = SIZE_MAX;
 
 class JsonParser {
 public:
-	explicit JsonParser(std::string_view s) : s_(s), budget_(s.size() + json_spare_memory) {}
+	explicit JsonParser(std::string_view s, std::size_t budget = 0)
+		: s_(s), budget_(budget ? budget : s.size() + json_spare_memory) {}
 
 	bool parse(Json &out)
 	{
@@ -379,9 +383,10 @@ Error json_syntax_error(const std::string &name, const JsonParser &parser, std::
 	return runtime_error("%s: not valid JSON (byte %zu: %s)", name.c_str(), offset, parser.what());
 }
 
-[[maybe_unused]] Error parse_json(std::string_view text, const std::string &file, Json &out)	// the tests'; sdb reads through merge.h
+// budget: as JsonParser's (0: the document's size and 64 MiB).
+[[maybe_unused]] Error parse_json(std::string_view text, const std::string &file, Json &out, std::size_t budget = 0)
 {
-	JsonParser parser(text);
+	JsonParser parser(text, budget);
 	if (!parser.parse(out))
 		return json_syntax_error(input_name(file), parser, parser.offset());
 	return {};

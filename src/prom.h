@@ -190,7 +190,7 @@ std::string prom_text(const Json &doc)
 Error write_prom(const std::string &path, const std::string &doc_text)
 {
 	Json doc;
-	if (Error e = parse_json(doc_text, "--prom", doc))
+	if (Error e = parse_json(doc_text, "--prom", doc, json_unbounded))	// sdb's own, just made
 		return e;
 	std::string text = prom_text(doc);
 	if (text.empty())

@@ -116,3 +116,17 @@ check "--merge of a padded document: exit 1, one line naming it, the other merge
 check "--merge of a padded document: peak memory within twice its size and 64 MiB" true \
 	"$([ "$peak" -le $(($(size_of padded.json) * 2 / 1024 + 65536)) ] && echo true || echo "$peak KiB")"
 rm -f padded.json plain.json
+
+# A -j 1024 result is most of it histograms (1.6 MB): read as JSON values
+# they take forty times their text, past the bound a padded document meets;
+# --compare reads them apart, as --merge does, and --html and --prom read
+# sdb's own document without a bound.
+run -r -f /dev/zero -s 16m -b 4k -m rand -j 1024 --json --html wide.html --prom wide.prom
+check "-j 1024 --json --html --prom: exit 0, the page and the metrics written" "0 true true" \
+	"$rc $([ -s wide.html ] && echo true) $([ -s wide.prom ] && echo true)"
+printf '%s\n' "$out" >wide.json
+run --compare wide.json wide.json --json
+check "--compare of two -j 1024 results: exit 0, a row per figure" "0 3" "$rc $(jq '.compare | length' <<<"$out")"
+run --merge wide.json --json
+check "--merge of a -j 1024 result: its 1024 threads" "0 1024" "$rc $(jq .total.threads <<<"$out")"
+rm -f wide.json wide.html wide.prom
