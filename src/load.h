@@ -308,6 +308,24 @@ Error count_field(const Json &obj, const char *key, const std::string &name, con
 	return {};
 }
 
+// An object that gives a key twice says two things of one figure (JSON
+// leaves which one counts to the reader): an error naming the key, never
+// a silent choice.  Sorted, not compared pair by pair: an object of a
+// million keys is checked in a moment.
+Error unique_keys(const Json &obj, const std::string &name, const std::string &field)
+{
+	std::vector<std::string_view> keys;
+	keys.reserve(obj.members.size());
+	for (const auto &m : obj.members)
+		keys.push_back(m.first);
+	std::sort(keys.begin(), keys.end());
+	auto twice = std::adjacent_find(keys.begin(), keys.end());
+	if (twice == keys.end())
+		return {};
+	return runtime_error("%s: %s: the key %s is given twice", name.c_str(), field.c_str(),
+			     json_string(*twice).c_str());
+}
+
 // A duration or a time: a finite number from 0.
 Error seconds_field(const Json &obj, const char *key, const std::string &name, const std::string &field, double &out)
 {
@@ -647,6 +665,22 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 	if (!total || !options || !total->find("bytes", Json::Type::number) || !total->find("seconds", Json::Type::number))
 		return runtime_error("%s: not an sdb result (no total bytes and seconds); --merge reads sdb --json output",
 				     name.c_str());
+	const Json *read_side = total->find("read", Json::Type::object), *write_side = total->find("write", Json::Type::object);
+	const Json *threads = doc.find("threads", Json::Type::array);
+	for (auto [obj, field] : {std::pair<const Json *, std::string>{&doc, "the document"}, {options, "options"},
+				  {total, "total"}, {read_side, "total.read"}, {write_side, "total.write"}})
+		if (obj)
+			if (Error e = unique_keys(*obj, name, field))
+				return e;
+	for (std::size_t i = 0; threads && i < threads->items.size(); i++) {	// each thread's counts, as the total's
+		const Json &t = threads->items[i];
+		std::uint64_t unused = 0;
+		if (Error e = unique_keys(t, name, format("threads[%zu]", i)))
+			return e;
+		for (const char *key : {"bytes", "ops"})
+			if (Error e = count_field(t, key, name, format("threads[%zu].%s", i, key), unused))
+				return e;
+	}
 	r.options = *options;
 	r.host = doc.str("host");
 	r.version = doc.str("version");
@@ -665,7 +699,7 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 		return e;
 	if (Error e = seconds_field(*total, "seconds", name, "total.seconds", r.seconds))
 		return e;
-	const Json *sides[2] = {total->find("read", Json::Type::object), total->find("write", Json::Type::object)};
+	const Json *sides[2] = {read_side, write_side};
 	r.mix = sides[0] && sides[1];
 	for (int k = 0; r.mix && k < 2; k++) {
 		std::string field = k ? "total.write" : "total.read";
@@ -676,7 +710,6 @@ Error load_run(const Json &doc, const std::string &file, HostRun &r, const std::
 	}
 	if (Error e = load_side_latency(sides, side, name, r))
 		return e;
-	const Json *threads = doc.find("threads", Json::Type::array);
 	std::uint64_t count = 1;
 	if (!threads) {
 		if (Error e = count_field(*options, "threads", name, "options.threads", count))

@@ -117,11 +117,11 @@ check "--merge of a padded document: peak memory within twice its size and 64 Mi
 	"$([ "$peak" -le $(($(size_of padded.json) * 2 / 1024 + 65536)) ] && echo true || echo "$peak KiB")"
 rm -f padded.json plain.json
 
-# A -j 1024 result is most of it histograms (1.6 MB): read as JSON values
+# A -j 1024 result is most of it histograms (2.3 MB): read as JSON values
 # they take forty times their text, past the bound a padded document meets;
 # --compare reads them apart, as --merge does, and --html and --prom read
 # sdb's own document without a bound.
-run -r -f /dev/zero -s 16m -b 4k -m rand -j 1024 --json --html wide.html --prom wide.prom
+run -r -f /dev/zero -s 64m -b 4k -m rand -j 1024 --json --html wide.html --prom wide.prom
 check "-j 1024 --json --html --prom: exit 0, the page and the metrics written" "0 true true" \
 	"$rc $([ -s wide.html ] && echo true) $([ -s wide.prom ] && echo true)"
 printf '%s\n' "$out" >wide.json
@@ -130,3 +130,17 @@ check "--compare of two -j 1024 results: exit 0, a row per figure" "0 3" "$rc $(
 run --merge wide.json --json
 check "--merge of a -j 1024 result: its 1024 threads" "0 1024" "$rc $(jq .total.threads <<<"$out")"
 rm -f wide.json wide.html wide.prom
+
+# Figures a document gives twice, or a thread's count that is not one:
+# one line naming the file and the field, the other input merged (exit 1).
+"$sdb" -r -f /dev/zero -s 1m --json >good.json 2>/dev/null
+"$sdb" -r -f /dev/zero -s 1m --json 2>/dev/null | jq '.threads[0].bytes = -5' >negative.json
+"$sdb" -r -f /dev/zero -s 1m --json 2>/dev/null | sed 's/"total": {"bytes": /"total": {"bytes": 1, "bytes": /' >twice.json
+check "the test's document gives total.bytes twice" 1 "$(grep -c '"total": {"bytes": 1, "bytes": ' twice.json)"
+run --merge negative.json good.json --json
+check "--merge: a negative threads[0].bytes: exit 1, one line naming it, the other merged" "1 1 good.json" \
+	"$rc $(grep -c '^sdb: negative.json: threads\[0\].bytes: -5 is not a count (a whole number from 0 below 2^64)$' <<<"$err") $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+run --merge twice.json good.json --json
+check "--merge: total.bytes given twice: exit 1, one line naming it, the other merged" "1 1 good.json" \
+	"$rc $(grep -c '^sdb: twice.json: total: the key "bytes" is given twice$' <<<"$err") $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
+rm -f good.json negative.json twice.json
