@@ -198,7 +198,8 @@ double fastest_thread(const Shared &s)
 // zram returns a page it stores as "same-filled" (zeros, say) and a page
 // never written without reading any stored data: a read of them measures
 // nothing but the kernel.  mm_stat's first field is the bytes of data
-// stored, its sixth the same-filled pages.
+// stored, same-filled pages included (Linux 6.18: 64 MiB of zeros written
+// read 67108864 there), its sixth the same-filled pages.
 struct ZramUse {
 	std::uint64_t disk = 0, stored = 0, same = 0;	// bytes
 };
@@ -217,8 +218,11 @@ std::optional<ZramUse> zram_use(const std::string &disk)
 }
 
 // A read from zram that would mostly return pages zram does not store: for
-// the device itself, its share of such pages; for a file on it, the
-// same-filled pages against the bytes the read covers.
+// the device itself, the part of the range read that its stored bytes
+// cannot fill (at least that much of it is same-filled or never written;
+// a range written with -R and read back is not told to write it first);
+// for a file on it, the same-filled pages against the bytes the read
+// covers.
 std::string zram_read_warning(const Plan &plan, const std::string &disk)
 {
 	std::optional<ZramUse> z = zram_use(disk);
@@ -226,12 +230,19 @@ std::string zram_read_warning(const Plan &plan, const std::string &disk)
 		return "";
 	const Target &t = plan.targets[0];
 	if (t.kind == Kind::block) {
-		std::uint64_t hollow = z->disk - std::min(z->disk, z->stored);
-		if (hollow * 10 <= z->disk)
+		std::uint64_t from = UINT64_MAX, to = 0;	// the span the threads' regions read
+		for (const Target &x : plan.targets) {
+			from = std::min(from, x.base);
+			to = std::max(to, x.base + x.size);
+		}
+		std::uint64_t range = std::min(z->disk, to - std::min(from, to));
+		std::uint64_t data = z->stored - std::min(z->stored, z->same);	// mm_stat's bytes stored count same-filled pages too
+		std::uint64_t hollow = range - std::min(range, data);
+		if (range == 0 || hollow * 10 <= range)
 			return "";
-		return format("%.0f%% of %s (%s of %s) is same-filled pages (zeros) or never written: zram returns them "
-			      "without reading stored data; write the range with -R first",
-			      100.0 * hollow / z->disk, disk.c_str(), format_bytes(hollow).c_str(), format_bytes(z->disk).c_str());
+		return format("at least %.0f%% of the %s read from %s (%s) is same-filled pages (zeros) or never written: "
+			      "zram returns them without reading stored data; write the range with -R first",
+			      100.0 * hollow / range, format_bytes(range).c_str(), disk.c_str(), format_bytes(hollow).c_str());
 	}
 	std::uint64_t covered = 0;
 	for (const Target &x : plan.targets)

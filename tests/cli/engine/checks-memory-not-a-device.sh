@@ -69,6 +69,16 @@ if system && [ -w /sys/block/zram0/reset ]; then
 			skipped "zram read of same-filled pages: checked against the memory ceiling" "read at 1 GiB/s or less"
 		fi
 	fi
+	# A range written with -R and read back is not told to write it first;
+	# a read past it is, with the share that cannot be stored data.
+	echo 1 >/sys/block/zram0/reset && echo 512M >/sys/block/zram0/disksize
+	"$sdb" -w -f /dev/zram0 -s 64m -R --force >/dev/null 2>&1
+	run -r -f /dev/zram0 -s 64m --json
+	check "zram read of the 64 MiB just written with -R (of 512 MiB): no same-filled warning" 0 \
+		"$(jq '.warnings | map(select(test("same-filled"))) | length' <<<"$out")"
+	run -r -f /dev/zram0 -s 256m --json
+	check "zram read of 256 MiB, 64 MiB of it written: at least 75% of it named" 1 \
+		"$(jq '.warnings | map(select(test("at least 75% of the 256 MiB read from zram0 .*same-filled"))) | length' <<<"$out")"
 	run -w -f /dev/zram0 -s 512m -R --force --json
 	check "zram -R write: no zeros warning, still memory-backed" "0 1" \
 		"$(jq -r '[(.warnings | map(select(test("zeros"))) | length), (.warnings | map(select(test("memory-backed"))) | length)] | join(" ")' <<<"$out")"
