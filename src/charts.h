@@ -222,7 +222,7 @@ std::string svg_latency(const Histogram &hist, const std::string &what = "")
 		bool near_end = x > w - right - 90;	// the label on the line's left, inside the box
 		s += format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"mark\"/>"
 			    "<text x=\"%.1f\" y=\"%d\" class=\"mark-label\" text-anchor=\"%s\">%s %s</text>\n",
-			    x, x, top, h - bottom, near_end ? x - 3 : x + 3, top + 12 + 12 * row++, near_end ? "end" : "start",
+			    x, x, top, h - bottom, near_end ? x - 3 : x + 3, top + 12 + 14 * row++, near_end ? "end" : "start",
 			    name, html_text(format_ns(ns)).c_str());
 	}
 	return s + "</svg>\n";
