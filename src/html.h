@@ -94,7 +94,7 @@ std::string device_words(const Json &context)
 // text on the page, with a smaller second figure beside it; then where the
 // result came from (the document's context: host, date, sdb version,
 // kernel, command line, target and file system, device) and the verdict.
-// A document of an sdb before 0.5.0 has no context: its rows say so.
+// A document without one (an earlier sdb's) says so in its sdb row.
 std::string page_context(const Json &doc, const std::string &headline, const std::string &second,
 			 const std::string &verdict)
 {
