@@ -38,6 +38,9 @@ enum : int { exit_ok = 0, exit_runtime = 1, exit_usage = 2, exit_regression = 3 
 // where the file system keeps them): it rewrites those freely, and empty
 // files, and nothing else without --force.
 constexpr char owner_xattr[] = "user.sdb";
+// And on a file a --verify write finished: the bytes it wrote, from 0, in
+// decimal; a later --verify read checks that much (a truncated file shows).
+constexpr char verify_xattr[] = "user.sdb.verify";
 
 // An error travels up as a value; the mode that ran prints it as one line
 // (print_error) and returns its status.

@@ -391,8 +391,9 @@ std::vector<std::string> plausibility(const Plan &plan, const Shared &s, const M
 		w.push_back("the page cache cannot be evicted on a memory file system: reads come from memory");
 	for (auto &wk : s.workers) {
 		if (wk->eof_at)
-			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s asked for (%s)",
+			w.push_back(format("%s: end of file at offset %" PRIu64 ", before the %s %s (%s)",
 					   wk->target->path.c_str(), *wk->eof_at, format_bytes(wk->target->size).c_str(),
+					   wk->target->sized_by_mark ? "its --verify write left" : "asked for",
 					   wk->passes > 1 ? "the file shrank during the run" : "the file is shorter than that"));
 		if (wk->cached_before >= 0 && wk->cached_before < 0.9)
 			w.push_back(format("%s: %.0f%% was in the page cache before this --cached run: the rest came from the device",

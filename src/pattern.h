@@ -51,8 +51,10 @@ std::uint64_t unit_write(unsigned file, std::uint64_t write)
 // write was lost.  The contract names three kinds of bad unit (zeros,
 // misplaced, corrupt): a stale unit is reported as corrupt, and its
 // description says which corruption it is.
-enum class UnitKind { good, zeros, misplaced, stale, corrupt };
-constexpr const char *unit_kind_names[] = {"good", "zeros", "misplaced", "corrupt", "corrupt"};
+// missing: past the end of a file that was written further (truncated).
+enum class UnitKind { good, zeros, misplaced, stale, corrupt, missing };
+constexpr const char *unit_kind_names[] = {"good", "zeros", "misplaced", "corrupt", "corrupt", "missing"};
+constexpr int unit_kinds = 6;
 
 std::uint64_t unit_tag(std::uint64_t seed, std::uint64_t offset, std::uint64_t write)
 {
@@ -205,7 +207,7 @@ struct VerifyTally {
 	bool seeded = false;
 	unsigned file = 0;		// the file number its units must carry
 	std::uint64_t units = 0, bad = 0;
-	std::uint64_t kinds[5] = {};
+	std::uint64_t kinds[unit_kinds] = {};
 	UnitKind first_kind = UnitKind::good;	// the lowest bad offset's
 	std::uint64_t first_offset = 0, first_found = 0;
 	unsigned first_file = 0;	// the file the lowest bad unit's header names
@@ -228,6 +230,21 @@ struct VerifyTally {
 			first_found = found;
 			first_file = unit_header(unit).file();
 		}
+	}
+	// count units from offset on are missing: the file ends there.
+	void missing(std::uint64_t offset, std::uint64_t count)
+	{
+		if (!count)
+			return;
+		units += count;
+		kinds[static_cast<int>(UnitKind::missing)] += count;
+		if (bad == 0 || offset < first_offset) {
+			first_kind = UnitKind::missing;
+			first_offset = offset;
+			first_found = 0;
+			first_file = file;
+		}
+		bad += count;
 	}
 	// Every whole unit of a block read at offset.
 	void check_block(const char *block, std::size_t len, std::uint64_t offset)

@@ -15,6 +15,7 @@
 #include "stats.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdint>
@@ -54,6 +55,7 @@ struct Target {
 	std::uint64_t existing = 0;	// current size of a file, capacity of a block device
 	Identity id;			// what was checked (not for Kind::missing)
 	bool follow = false;		// a symlink, followed because of --force
+	bool sized_by_mark = false;	// a --verify read's size: what the --verify write left (verify_xattr)
 };
 
 // Where a run's threads do their I/O: a file each (FILE.0 .. FILE.N-1 with
@@ -654,6 +656,22 @@ Error make_targets(Plan &plan, const Identity *ours, Files files)
 // takes 12 hours).
 constexpr double device_read_seconds = 10;
 
+// What a finished --verify write left in the file at path (verify_xattr);
+// nothing where it left no mark (another writer, a file system without
+// extended attributes).
+std::optional<std::uint64_t> verified_bytes(const Target &t)
+{
+	char mark[24] = {};
+	ssize_t n = (t.follow ? getxattr : lgetxattr)(t.path.c_str(), verify_xattr, mark, sizeof mark - 1);
+	if (n <= 0)
+		return std::nullopt;
+	char *end = nullptr;
+	unsigned long long bytes = std::strtoull(mark, &end, 10);
+	if (end != mark + n || bytes == 0 || !std::isdigit(static_cast<unsigned char>(mark[0])))
+		return std::nullopt;
+	return bytes;
+}
+
 // Bytes per thread and where each thread's region starts.
 Error size_targets(Plan &plan, Files files)
 {
@@ -673,6 +691,9 @@ Error size_targets(Plan &plan, Files files)
 			return usage_error("-s SIZE is required to read the character device %s", t.path.c_str());
 		} else if (t.kind == Kind::block) {
 			t.size = t.existing / o.threads / plan.block_size * plan.block_size;
+		} else if (std::optional<std::uint64_t> left = o.verify ? verified_bytes(t) : std::nullopt) {
+			t.size = *left;	// a truncated file's missing units are counted
+			t.sized_by_mark = true;
 		} else {
 			t.size = t.existing;
 		}

@@ -681,9 +681,9 @@ void print_verify(std::FILE *out, const Report &r)
 		return;
 	}
 	std::string kinds;
-	const std::uint64_t counts[] = {v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4]};
-	const char *names[] = {"zeros", "misplaced", "corrupt"};
-	for (int k = 0; k < 3; k++)
+	const std::uint64_t counts[] = {v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4], v.kinds[5]};
+	const char *names[] = {"zeros", "misplaced", "corrupt", "missing"};
+	for (int k = 0; k < 4; k++)
 		if (counts[k])
 			kinds += format("%s%" PRIu64 " %s", kinds.empty() ? "" : ", ", counts[k], names[k]);
 	std::fprintf(out, "Verify: %" PRIu64 " units of 4 KiB %s: %" PRIu64 " bad (%s), %s\n", v.units, how.c_str(), v.bad,

@@ -26,6 +26,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 namespace {
@@ -144,7 +145,7 @@ Error read_back(Worker &w, std::atomic<std::uint64_t> &done)
 
 // --verify, all threads together.
 struct VerifySummary {
-	std::uint64_t units = 0, bad = 0, kinds[5] = {};
+	std::uint64_t units = 0, bad = 0, kinds[unit_kinds] = {};
 	std::uint64_t bytes = 0;	// read to check them
 	double seconds = 0;		// -w: the read-back's; -r: the run's, which checked as it read
 	bool read_back = false;		// -w: read back after the run; -r: checked as read
@@ -170,6 +171,7 @@ std::string describe_first_bad(const VerifySummary &v)
 	case UnitKind::stale:
 		what = "corrupt (a whole unit of an earlier write or another run: the last write was lost)";
 		break;
+	case UnitKind::missing: what = "missing (the file ends there, before what was written: truncated)"; break;
 	default: what = "corrupt"; break;
 	}
 	return format("the first at offset %" PRIu64 " of %s: %s", t.first_offset, printable(v.first->target->path).c_str(),
@@ -191,9 +193,9 @@ std::string json_verify(const std::optional<VerifySummary> &verify)
 			       elsewhere ? std::to_string(t.first_found).c_str() : "null");
 	}
 	return format("{\"units\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"kinds\": {\"zeros\": %" PRIu64
-		      ", \"misplaced\": %" PRIu64 ", \"corrupt\": %" PRIu64
+		      ", \"misplaced\": %" PRIu64 ", \"corrupt\": %" PRIu64 ", \"missing\": %" PRIu64
 		      "}, \"first_bad\": %s, \"read_back\": %s, \"complete\": %s, \"seconds\": %s, \"bytes_per_second\": %s}",
-		      v.units, v.bad, v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4], first.c_str(),
+		      v.units, v.bad, v.kinds[1], v.kinds[2], v.kinds[3] + v.kinds[4], v.kinds[5], first.c_str(),
 		      json_bool(v.read_back).c_str(), json_bool(v.complete).c_str(), json_number(v.seconds).c_str(),
 		      json_number(rate(v.bytes, v.seconds)).c_str());
 }
@@ -255,6 +257,32 @@ Error read_all_back(const Plan &plan, Execution &ex, Waiter &waiter, VerifySumma
 	return {};
 }
 
+// A -r that reached the end of its file before the end of its region: the
+// units from the file's end on are missing (the file is shorter than -s,
+// or than its --verify write left: verify_xattr).  A partial last unit
+// counts as missing: what was written there is not all there.
+void count_missing(Worker &w)
+{
+	const Target &t = *w.target;
+	struct stat st {};
+	std::uint64_t end = stat(t.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size)
+										    : *w.eof_at;
+	end = std::max(std::min(end, *w.eof_at), t.base) / verify_unit * verify_unit;
+	if (end < t.base + t.size)
+		w.verify.missing(end, (t.base + t.size - end) / verify_unit);
+}
+
+// After a --verify write that finished, its files say how far it wrote
+// (verify_xattr), for a later --verify read; a device keeps no mark.
+void mark_verified(const Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind != Kind::file && t.kind != Kind::missing)
+		return;
+	std::string end = std::to_string(t.base + written_by(w).end);
+	setxattr(t.path.c_str(), verify_xattr, end.data(), end.size(), 0);	// where it fails, the read checks what it finds
+}
+
 // --verify: the threads' checks added up; after a write, read back first.
 // Nothing after a write that failed or was interrupted: what it left is
 // not what it meant to write.  A -r checked as it read, inside the run.
@@ -265,9 +293,14 @@ std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, Wait
 		if (ex.error || ex.result.interrupted)
 			return std::nullopt;
 		v.read_back = true;
+		for (auto &w : ex.shared.workers)
+			mark_verified(*w);
 		ex.error = read_all_back(plan, ex, waiter, v);
 		v.complete = !ex.result.interrupted;
 	} else {
+		for (auto &w : ex.shared.workers)
+			if (w->eof_at && !ex.result.interrupted)
+				count_missing(*w);
 		v.complete = !ex.result.interrupted;
 		v.seconds = ex.totals.wall;
 		v.bytes = ex.totals.bytes;
@@ -276,7 +309,7 @@ std::optional<VerifySummary> check_written(const Plan &plan, Execution &ex, Wait
 		const VerifyTally &t = w->verify;
 		v.units += t.units;
 		v.bad += t.bad;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < unit_kinds; k++)
 			v.kinds[k] += t.kinds[k];
 		if (t.bad && !v.first)
 			v.first = w.get();

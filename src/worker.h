@@ -207,6 +207,8 @@ Error open_target(Worker &w)
 	} else if (identity_of(st) != t.id) {
 		return runtime_error("%s changed while sdb was starting: refusing to use it", t.path.c_str());
 	}
+	if (writes_target(o) && S_ISREG(st.st_mode))	// what a --verify write left is being replaced
+		fremovexattr(w.fd.get(), verify_xattr);
 	if (fcntl(w.fd.get(), F_SETFL, fcntl(w.fd.get(), F_GETFL) & ~O_NONBLOCK) != 0)
 		return sys_error(errno, "fcntl: %s", t.path.c_str());
 	return {};

@@ -140,4 +140,24 @@ TEST_CASE("--verify tally: counts every bad unit, names the lowest, learns a rea
 	CHECK(later.units == 7);
 }
 
+TEST_CASE("--verify tally: missing units past a file's end count as bad, the lowest named")
+{
+	std::vector<char> block(4 * verify_unit);
+	write_units(block.data(), block.size(), 7, 0, 0, 0);
+	VerifyTally t;
+	t.check_block(block.data(), block.size(), 0);
+	t.missing(4 * verify_unit, 12);
+	CHECK(t.units == 16);
+	CHECK(t.bad == 12);
+	CHECK(t.kinds[static_cast<int>(UnitKind::missing)] == 12);
+	CHECK(t.first_kind == UnitKind::missing);
+	CHECK(t.first_offset == 4 * verify_unit);
+	std::memset(block.data() + verify_unit, 0, verify_unit);	// a lost write below the end is the lowest
+	t.check_block(block.data(), block.size(), 0);
+	CHECK(t.first_kind == UnitKind::zeros);
+	CHECK(t.first_offset == verify_unit);
+	t.missing(0, 0);	// nothing missing: nothing counted
+	CHECK(t.bad == 13);
+}
+
 } // TEST_SUITE("pattern")

@@ -53,6 +53,34 @@ kill -INT $pid
 wait $pid
 contains "-r --verify interrupted: says the rest is unchecked" "$(cat vi.out)" "none bad before the interruption, the rest unchecked"
 rm -f vi vi.json vi.out
+# A truncated file: the units past its end are missing, not "all as
+# written".  With -s the read asks for them; without, the --verify write's
+# mark (user.sdb.verify) says how far it wrote, where the file system
+# keeps extended attributes.  The read changes no byte of the file.
+"$sdb" -w -f vx -s 16m --verify >/dev/null 2>&1
+truncate -s 8m vx
+sum=$(sha256sum <vx)
+run -r -f vx -s 16m --verify --json
+check "a file truncated to 8 of 16 MiB, -s 16m: exit 1, 2048 missing from 8 MiB on, 4096 units" "1 2048 missing 8388608 4096" \
+	"$rc $(jq -r '.verify | "\(.kinds.missing) \(.first_bad.kind) \(.first_bad.offset) \(.units)"' <<<"$out")"
+check "the truncated file's bytes are unchanged by the read" "$sum" "$(sha256sum <vx)"
+if mark=$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.sdb.verify").decode())' vx 2>/dev/null); then
+	check "the --verify write's mark: the 16 MiB it wrote" 16777216 "$mark"
+	run -r -f vx --verify
+	check "truncated, no -s: exit 1, the Verify line and the error name the missing units" "1 1" \
+		"$rc $(grep -c 'Verify: 4096 units of 4 KiB checked as read: 2048 bad (2048 missing), the first at offset 8388608 of vx: missing' <<<"$out")"
+	contains "truncated, no -s: the warning says what the write left" "$err" "before the 16 MiB its --verify write left"
+	"$sdb" -w -f vx -s 4m --verify >/dev/null 2>&1
+	run -r -f vx --verify --json
+	check "a later --verify write of 4 MiB: its mark is the one read (1024 units, none bad)" "0 1024 0" \
+		"$rc $(jq -r '"\(.verify.units) \(.verify.bad)"' <<<"$out")"
+	"$sdb" -w -f vx -s 4m >/dev/null 2>&1
+	check "a write without --verify takes the mark away" gone \
+		"$(python3 -c 'import os, sys; os.getxattr(sys.argv[1], "user.sdb.verify")' vx 2>/dev/null && echo kept || echo gone)"
+else
+	skipped "--verify of a truncated file without -s" "no user extended attributes on this file system"
+fi
+rm -f vx
 bad_input 2 "--verify and --cached" -w -f vc --verify --cached
 bad_input 2 "--verify and -M: a mix reads what it may be rewriting" -M 50 -f vc --verify
 bad_input 2 "--verify and --ramp" -w -f vc --verify --ramp 1
