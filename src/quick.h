@@ -652,6 +652,11 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 
 	bool kept = opt.keep || !q.created;
 	g_cleanup = {};
+	if (opt.keep && q.created && names_same(q.path.c_str(), q.held.get()) != 0) {
+		kept = false;	// what sdb made is gone with its name; the file there now is not sdb's
+		warnings.push_back(q.path + " is no longer the test file sdb made (something was renamed onto it or removed it): "
+					    "nothing kept");
+	}
 	if (!kept)
 		if (Error e = remove_test_file(q, warnings); e && !error)
 			error = e;
@@ -679,7 +684,7 @@ int run_quick(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 				print_quick_footer(mem, rows.size(), quick_runs(opt), flash);
 			else
 				print_quick_table(mem, rows, quick_runs(opt), flash);
-			if (opt.keep && q.created)
+			if (opt.keep && q.created && kept)
 				std::fprintf(mem, "Kept %s\n", printable(q.path).c_str());
 			if (interrupted)
 				std::fprintf(mem, "Interrupted: the rows above are what finished\n");

@@ -60,6 +60,18 @@ private:
 
 StopFlag g_stop;
 
+// 0 when path names the inode descriptor fd holds; else ESTALE (another
+// file is there now), EBADF or lstat's errno.  Async-signal-safe.
+int names_same(const char *path, int fd)
+{
+	struct stat held {}, now {};
+	if (fd < 0 || fstat(fd, &held) != 0)
+		return EBADF;
+	if (lstat(path, &now) != 0)
+		return errno;
+	return now.st_dev == held.st_dev && now.st_ino == held.st_ino ? 0 : ESTALE;
+}
+
 // Remove path only while it still names the inode that descriptor fd
 // holds (and so keeps from being freed and its number reused): a file
 // renamed onto the path meanwhile is somebody else's and stays.  0, or
@@ -71,13 +83,8 @@ StopFlag g_stop;
 // Ctrl-C calls it on its way to _exit.
 int remove_if_same(const char *path, int fd)
 {
-	struct stat held {}, now {};
-	if (fd < 0 || fstat(fd, &held) != 0)
-		return EBADF;
-	if (lstat(path, &now) != 0)
-		return errno;
-	if (now.st_dev != held.st_dev || now.st_ino != held.st_ino)
-		return ESTALE;
+	if (int err = names_same(path, fd))
+		return err;
 	return unlink(path) == 0 ? 0 : errno;
 }
 

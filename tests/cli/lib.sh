@@ -141,10 +141,14 @@ at_least() { [ "$(stat -c %s "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }
 # quick_file DIR BYTES: the quick suite's test file in DIR holds at least BYTES.
 quick_file() { local f; for f in "$1"/sdb-quick.*; do at_least "$f" "$2" && return 0; done; return 1; }
 # quick_running PID DIR BYTES: the quick suite PID has laid out its test
-# file of BYTES in DIR and the first row's run is under way: its io_uring
-# is open (SEQ1M Q8T1), or the 8 threads that stand in for one.
+# file of BYTES in DIR and the first row's run is under way
+# (quick_row_running PID: its io_uring is open (SEQ1M Q8T1), or the 8
+# threads that stand in for one).
 quick_running() {
 	quick_file "$2" "$3" || return 1
+	quick_row_running "$1"
+}
+quick_row_running() {
 	has_open "$1" "anon_inode:[io_uring]" || [ "$(sed -n 's/^Threads:\s*//p' "/proc/$1/status" 2>/dev/null)" -ge 9 ] 2>/dev/null
 }
 # taken PID SIG: SIG is no longer pending for PID (sdb has read it from its

@@ -24,6 +24,21 @@ contains "--quick, a file renamed onto its test file: says it left it in place" 
 	"sdb: warning: gd/sdb-quick.$pid is no longer the test file sdb made (something was renamed onto it): left in place"
 check "--quick, a file renamed onto its test file: the next test refuses the stranger (exit 2)" 2 "$rc"
 rm -f gd/sdb-quick.* gd/quick.err
+# With --keep: a file renamed onto the kept name is not what sdb kept, and
+# the report does not say "Kept" of it.
+head -c 1m /dev/urandom >gd/precious
+sum=$(md5sum <gd/precious)
+"$sdb" --quick -f gd/kept -t 0.5 -s 16m --runs 1 --keep >gd/keep.out 2>gd/keep.err &
+pid=$!
+kept_running() { at_least gd/kept $((16 << 20)) && quick_row_running "$1"; }
+wait_for $pid kept_running $pid
+mv gd/precious gd/kept
+wait $pid
+check "--quick --keep, a file renamed onto the kept name: that file unchanged, no 'Kept' line" "$sum 0" \
+	"$(md5sum <gd/kept 2>&1) $(grep -c '^Kept ' gd/keep.out)"
+contains "--quick --keep, a file renamed onto the kept name: says nothing was kept" "$(cat gd/keep.err)" \
+	"sdb: warning: gd/kept is no longer the test file sdb made (something was renamed onto it or removed it): nothing kept"
+rm -f gd/kept gd/keep.out gd/keep.err
 # The same after a second Ctrl-C, which exits at once.
 head -c 1m /dev/urandom >gd/precious
 sum=$(md5sum <gd/precious)
