@@ -71,16 +71,21 @@ else
 		"$(dd if=ffmnt/disk bs=1M count=32 status=none | md5sum)"
 	run --probe -f ffmnt/disk --force
 	contains "--probe, wrapping: FAKE said in words" "$out" "FAKE: 32 MiB of the 256 MiB claimed keep their data"
-	loop=$(losetup -f --show ffmnt/disk)
+	loop=$(losetup -f --show --direct-io=off ffmnt/disk)	# buffered, losetup's default: a page cache above the drive
 	run --probe -f "$loop" --force --json
-	check "--probe, the wrapping drive as a block device (loop): real 32 MiB" "1 misplaced 33554432" \
-		"$rc $(jq -r '"\(.probe.kind) \(.probe.real_bytes)"' <<<"$out")"
+	check "--probe, the wrapping drive behind a buffered loop device: real 32 MiB" "0 1 misplaced 33554432" \
+		"$(cat "/sys/block/${loop#/dev/}/loop/dio") $rc $(jq -r '"\(.probe.kind) \(.probe.real_bytes)"' <<<"$out")"
 	losetup -d "$loop"; loop=
 	unfake
 	fake zeros $((100 << 20))
 	run --probe -f ffmnt/disk --force --json
 	check "--probe, a drive that loses writes past 100 MiB: zeros, real 100 MiB to the unit" "1 zeros 104857600 0" \
 		"$rc $(jq -r '"\(.probe.kind) \(.probe.real_bytes) \(.probe.resolution_bytes)"' <<<"$out")"
+	loop=$(losetup -f --show --direct-io=off ffmnt/disk)
+	run --probe -f "$loop" --force --json
+	check "--probe, the losing drive behind a buffered loop device: zeros, real 100 MiB" "0 1 zeros 104857600" \
+		"$(cat "/sys/block/${loop#/dev/}/loop/dio") $rc $(jq -r '"\(.probe.kind) \(.probe.real_bytes)"' <<<"$out")"
+	losetup -d "$loop"; loop=
 	run --probe -f ffmnt/disk --force --destructive --json
 	check "--probe --destructive: nothing restored, the same finding" "1 zeros 104857600 false" \
 		"$rc $(jq -r '"\(.probe.kind) \(.probe.real_bytes) \(.probe.restored)"' <<<"$out")"
