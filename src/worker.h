@@ -370,6 +370,19 @@ void evict(Worker &w)
 		w.resident = region_cached(w);
 }
 
+// A write starts with what was left dirty in its region written out and
+// waited for (untimed): the kernel charges a page's write to the process
+// that dirtied it first, so a page dd left dirty and sdb then rewrote
+// would count on the device as another process's bytes, and the write's
+// own final fdatasync would carry dd's writeback.  (A mix is evicted.)
+void write_out_dirty(Worker &w)
+{
+	const Target &t = *w.target;
+	if (t.kind == Kind::block || (t.kind == Kind::file && t.existing > t.base))
+		sync_file_range(w.fd.get(), static_cast<off_t>(t.base), static_cast<off_t>(t.size),
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
 // Readahead that follows the pattern, as fio's default does: none for
 // random reads (else a share of them are cache hits of an earlier
 // readahead), a larger window for sequential ones.
@@ -585,6 +598,8 @@ Error prepare(Worker &w)
 		learn_seed(w);
 	if (!is_write(o) && !o.cached)
 		evict(w);
+	if (is_write(o))
+		write_out_dirty(w);
 	// --cached means to measure the cache: say how much of it was there.
 	if (!is_write(o) && o.cached && w.target->kind == Kind::file)
 		w.cached_before = region_cached(w);

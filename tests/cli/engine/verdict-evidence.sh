@@ -102,6 +102,16 @@ else
 		check "a writer below a loop device: the warning names the level" true \
 			"$(jq --arg n "$name" '.warnings | any(test("iB on \($n), below .*were not sdb.s.*the device was shared"))' <<<"$out")"
 		losetup -d "$upper"
+		rm -f "$mnt/upper.img" "$mnt/junk"
+		# A buffered write over pages dd left dirty: the kernel charges a
+		# page's write to whoever dirtied it first, so sdb writes them out
+		# before its window; the device's bytes are then sdb's own.
+		dd if=/dev/urandom of="$mnt/dirty" bs=1M count=32 status=none
+		w0=$(sectors "$name" 7)
+		run -w -f "$mnt/dirty" --force -s 32m --json
+		w1=$(sectors "$name" 7)
+		check "a buffered write over dd's dirty pages: $name saw the 32 MiB, counted as sdb's, no shared-device warning" \
+			"0 true true 0" "$rc $(jq -r --argjson w $((w1 - w0)) '"\(.device.delivered >= 0.95) \(.device.bytes <= $w and $w >= 33554432) \([.warnings[] | select(test("not sdb.s"))] | length)"' <<<"$out")"
 		umount "$mnt"
 	else
 		skipped "a throttle on the level below" "could not build a loop device over a file on the throttled one"
