@@ -1,6 +1,7 @@
 // hosts: --hosts HOST[:PATH],....  The same run on every host over ssh
-// (SDB_SSH, SDB_REMOTE) with a common --start-at (in waves of --fanout),
-// each remote run stoppable through its standard input (remote_script:
+// (SDB_SSH, SDB_REMOTE) with a common --start-at, at most --fanout
+// sessions connecting at once, each remote run stoppable through its
+// standard input (remote_script:
 // Ctrl-C, --host-timeout), a status line per host on a terminal, and each
 // remote run's JSON collected and merged as --merge does (run_hosts).
 #pragma once
@@ -93,10 +94,14 @@ std::vector<std::string> ssh_command()
 // the remote sdb SIGTERM when it ends (an asynchronous list ignores
 // SIGINT), so that the run stops and reports what it has.  This sdb ends
 // it (closes its end of ssh's standard input) on Ctrl-C and at
-// --host-timeout; a lost connection ends it too.
+// --host-timeout; a lost connection ends it too.  Its first line on
+// standard error (connected_line) says the session is up: --fanout counts
+// the sessions still connecting.
+constexpr char connected_line[] = "sdb: connected";
+
 std::string remote_script(const std::string &command)
 {
-	return "sh -c " + shell_quote("exec 3<&0; " + command +
+	return "sh -c " + shell_quote("echo " + std::string(connected_line) + " >&2; exec 3<&0; " + command +
 				      " </dev/null & p=$!; { read -r _ <&3; kill -TERM $p; } 2>/dev/null & w=$!; "
 				      "wait $p; s=$?; kill $w 2>/dev/null; exit $s");
 }
@@ -118,7 +123,8 @@ struct Remote {
 	int status = -1;		// waitpid's, once reaped
 	Error spawn_error;
 	bool spawned = false;
-	double start_at = 0;		// its wave's common start (Unix seconds)
+	bool connected = false;		// its connected_line came: ssh is no longer starting
+	double start_at = 0;		// the common start (Unix seconds)
 	std::int64_t spawned_ns = 0, stop_ns = 0;	// monotonic: when started, when asked to stop (0: not)
 	bool timed_out = false, left = false;	// --host-timeout passed; ended by sdb without waiting further
 	std::int64_t ended_ns = 0;
@@ -253,6 +259,8 @@ struct StatusLines {
 	{
 		if (!r.spawned)
 			return "queued (--fanout)";
+		if (!r.connected && !r.ended())
+			return format("connecting %.1f s", (now - r.spawned_ns) / 1e9);
 		if (r.ended())
 			return r.status == 0 ? "done" : r.spawn_error ? "failed" : format("ended (exit %d)", WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1);
 		if (r.stop_ns)
@@ -320,30 +328,44 @@ struct StatusLines {
 };
 
 // How the remote runs are driven: the ssh command, the signal mask for
-// the children, the options, the waves (--fanout).
+// the children, the options, the sessions started so far (--fanout).
 struct Fanout {
 	const Options &opt;
 	std::vector<std::string> ssh;
 	const sigset_t &mask;
 	std::size_t next = 0;		// the first host not started yet
+	double start_at = 0;		// every run's common start, set with the first session
 
-	// The next wave: up to --fanout hosts (all, by default), with a common
-	// --start-at 3 s ahead and a little more for a long list (the
-	// connections are made in parallel).
-	void start_wave(std::vector<Remote> &remotes)
+	// More sessions, while fewer than --fanout (64 unless given) are still
+	// connecting; every run gets one --start-at, 3 s ahead and 0.05 s more
+	// for each host past 10 (the sessions connect while it comes).
+	void start_sessions(std::vector<Remote> &remotes)
 	{
-		std::size_t n = opt.fanout ? std::min<std::size_t>(opt.fanout, remotes.size() - next) : remotes.size() - next;
-		double start_at = realtime_ns() / 1e9 + 3 + 0.05 * static_cast<double>(n > 10 ? n - 10 : 0);
-		for (std::size_t i = next; i < next + n; i++) {
-			Remote &r = remotes[i];
+		if (next == 0)
+			start_at = realtime_ns() / 1e9 + 3 + 0.05 * static_cast<double>(remotes.size() > 10 ? remotes.size() - 10 : 0);
+		const std::size_t limit = opt.fanout ? opt.fanout : default_fanout;
+		std::size_t connecting = static_cast<std::size_t>(std::count_if(
+			remotes.begin(), remotes.end(), [](const Remote &r) { return r.spawned && !r.connected && !r.ended(); }));
+		for (; next < remotes.size() && connecting < limit; next++, connecting++) {
+			Remote &r = remotes[next];
 			r.start_at = opt.start_at_ns ? opt.start_at_ns / 1e9 : start_at;
 			r.spawned = true;
 			r.spawned_ns = now_ns();
 			r.spawn_error = spawn_remote(r, ssh, remote_command(opt, r.spec, start_at), mask);
 		}
-		next += n;
 	}
 };
+
+// Takes a remote's connected_line out of what it printed on standard
+// error (ssh's own words may come before it), once.
+void note_connected(Remote &r)
+{
+	std::size_t at = r.err_text.find(std::string(connected_line) + "\n");
+	if (at == std::string::npos || (at > 0 && r.err_text[at - 1] != '\n'))
+		return;
+	r.err_text.erase(at, sizeof connected_line);
+	r.connected = true;
+}
 
 // Asks a remote run to stop (remote_script): its standard input closed.
 void ask_stop(Remote &r, std::int64_t now)
@@ -375,18 +397,17 @@ void press_stop(Remote &r, std::int64_t now)
 	}
 }
 
-// Reads every remote's output until each has ended, starting the waves
-// of --fanout one after another.  A signal asks every run to stop (and
-// starts no further wave); a second one kills every ssh.  --host-timeout
+// Reads every remote's output until each has ended, starting sessions as
+// --fanout lets.  A signal asks every run to stop (and starts no further
+// session); a second one kills every ssh.  --host-timeout
 // asks a run that has not ended SEC seconds after its start to stop.
 void collect_remotes(std::vector<Remote> &remotes, Fanout &fanout, int signal_fd, int &received,
 		     StatusLines &status)
 {
 	for (;;) {
 		std::int64_t now = now_ns();
-		bool wave_running = std::any_of(remotes.begin(), remotes.end(), [](const Remote &r) { return r.spawned && !r.ended(); });
-		if (!wave_running && !received && fanout.next < remotes.size())
-			fanout.start_wave(remotes);
+		if (!received)
+			fanout.start_sessions(remotes);
 		for (Remote &r : remotes) {
 			if (r.spawned && !r.ended() && !r.out && !r.err) {
 				int st;
@@ -441,6 +462,8 @@ void collect_remotes(std::vector<Remote> &remotes, Fanout &fanout, int signal_fd
 				text.append(chunk, std::min(static_cast<std::size_t>(n), host_output_cap - std::min(host_output_cap, text.size())));
 			} else if (n > 0) {
 				text.append(chunk, static_cast<std::size_t>(n));
+				if (!r.connected)
+					note_connected(r);
 				if (text.size() > 2 * host_error_tail) {	// from the line after the cut on
 					std::size_t cut = text.size() - host_error_tail, nl = text.find('\n', cut);
 					text.erase(0, nl == std::string::npos || nl + 1 == text.size() ? cut : nl + 1);
@@ -488,7 +511,8 @@ void take_result(Remote &r, bool interrupted, std::vector<HostRun> &runs, std::v
 }
 
 // sdb --hosts HOST[:PATH],... plus a run's options: the run on every host
-// at once over ssh (in waves of --fanout), then merged as --merge merges.
+// at once over ssh (at most --fanout sessions connecting at a time), then
+// merged as --merge merges.
 // Ctrl-C or a host that times out stops the runs, which report what they
 // have; what came back is merged.  doc, for --html: the merged document.
 int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
@@ -513,7 +537,7 @@ int run_hosts(const Options &opt, std::FILE *out, std::string *doc = nullptr)
 	std::vector<FailedHost> failed;
 	std::vector<std::string> errors;
 	for (Remote &r : remotes) {
-		if (!r.spawned) {	// a later wave, never started: Ctrl-C came first
+		if (!r.spawned) {	// never started: Ctrl-C came first
 			failed.push_back({printable(r.label), -1, "interrupted: not started"});
 			errors.push_back(printable(r.label) + ": interrupted: not started");
 			continue;
@@ -547,9 +571,6 @@ Error check_hosts(const Options &o)
 	bool paths = std::all_of(o.hosts.begin(), o.hosts.end(), [](const HostSpec &h) { return !h.path.empty(); });
 	if (o.file.empty() && !paths)
 		return usage_error("--hosts: needs -f FILE, or a PATH for every host (HOST:PATH)");
-	if (o.fanout && o.fanout < o.hosts.size() && o.start_at_ns)
-		return usage_error("--fanout %u and --start-at: %zu hosts in waves of %u cannot all start at one time",
-				   o.fanout, o.hosts.size(), o.fanout);
 	return check_test(o);
 }
 

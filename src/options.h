@@ -80,7 +80,7 @@ constexpr char usage_text[] =
 	"      --rate RATE         open loop: RATE I/Os per second per thread (5000, 5k), or bytes with /s\n"
 	"                          (200m/s); latency counts from each I/O's due time (default closed loop)\n"
 	"      --sweep             latency against load: the maximum, then 10 steps at 10-100% of it, the knee\n"
-	"      --fanout N          with --hosts: at most N hosts at once, in waves (default all)\n"
+	"      --fanout N          with --hosts: at most N ssh sessions starting at once (default 64)\n"
 	"      --host-timeout SEC  with --hosts: stop a host that has not answered SEC s after its start\n"
 	"      --steady[=VAR]      rounds of -t SEC (default 60) until SNIA PTS steady state in VAR: bw, iops\n"
 	"                          or lat (default bw sequential, iops random), or 25 rounds: not steady\n"
@@ -222,6 +222,11 @@ Error parse_start_at(const char *arg, std::int64_t now, const std::string &name,
 	return {};
 }
 
+// --hosts: the ssh sessions that may be connecting at once without
+// --fanout (pdsh's default fanout is 32, Ansible's forks 5: sdb's runs
+// must all be running before their common start).
+constexpr unsigned default_fanout = 64;
+
 // --hosts: one entry of HOST[:PATH],...
 struct HostSpec {
 	std::string host;
@@ -271,7 +276,7 @@ struct Options {
 	double fail_slower = -1;	// --fail-slower PCT; -1: not given
 	std::vector<HostSpec> hosts;	// --hosts
 	std::vector<std::string> given;	// not an option: every option given, as --long[=value], for --hosts
-	unsigned fanout = 0;		// --fanout: hosts at once; 0: all
+	unsigned fanout = 0;		// --fanout: ssh sessions connecting at once; 0: not given (default_fanout)
 	double host_timeout = 0;	// --host-timeout: seconds; 0: none
 	Rate rate;			// --rate: per thread; per_second 0: closed loop
 	bool sweep = false;		// --sweep: the maximum, then steps of --rate (sweep.h)

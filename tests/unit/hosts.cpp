@@ -82,7 +82,7 @@ TEST_CASE("parse_hosts: ranges node[01-16], lists inside brackets, and their err
 TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTERM), which reports")
 {
 	std::string script = remote_script("sdb '--write' --json");
-	CHECK(script.rfind("sh -c 'exec 3<&0; sdb '\\''--write'\\'' --json </dev/null & p=$!;", 0) == 0);
+	CHECK(script.rfind("sh -c 'echo sdb: connected >&2; exec 3<&0; sdb '\\''--write'\\'' --json </dev/null & p=$!;", 0) == 0);
 	// Run it here: a stand-in "sdb" that waits for SIGINT, then prints its report.
 	std::string stand_in = "trap 'echo stopped; exit 143' TERM; echo ready; while :; do sleep 0.05; done";
 	std::string cmd = remote_script("sh -c " + shell_quote(stand_in));
@@ -94,6 +94,7 @@ TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTER
 	if (pid == 0) {
 		dup2(in[0].get(), 0);
 		dup2(out[1].get(), 1);
+		dup2(open("/dev/null", O_WRONLY), 2);	// its connected line
 		execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
 		_exit(127);
 	}
@@ -114,6 +115,21 @@ TEST_CASE("remote_script: the end of standard input stops the remote sdb (SIGTER
 	CHECK(text == "ready\nstopped\n");
 	CHECK(WIFEXITED(status));
 	CHECK(WEXITSTATUS(status) == 143);
+}
+
+TEST_CASE("note_connected: the session's first line taken out of its stderr, after ssh's own words, once")
+{
+	Remote r;
+	r.err_text = "sdb: connec";	// not all of it yet
+	note_connected(r);
+	CHECK_FALSE(r.connected);
+	r.err_text = "Warning: Permanently added 'n1' to the list of known hosts.\nxsdb: connected\n";
+	note_connected(r);
+	CHECK_FALSE(r.connected);	// not a line of its own
+	r.err_text = "Warning: Permanently added 'n1' to the list of known hosts.\nsdb: connected\nsdb: progress: 1.0 s, 5 bytes\n";
+	note_connected(r);
+	CHECK(r.connected);
+	CHECK(r.err_text == "Warning: Permanently added 'n1' to the list of known hosts.\nsdb: progress: 1.0 s, 5 bytes\n");
 }
 
 TEST_CASE("remote_failure: output that is not a result says why, not \"no result\"")

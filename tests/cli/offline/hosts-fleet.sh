@@ -13,6 +13,10 @@ cat >hf/rsh <<-'SSH'	# not named ssh: no -o BatchMode added
 	hang*) exec sleep 1000 ;;	# a host that never answers, and ignores its stdin
 	junk*) echo "Welcome to junk"; exit 0 ;;	# a remote that prints no result
 	flood*) yes "not a result" | head -c 104857600; exit 0 ;;	# one that prints 100 MiB of it
+	slow*)	# a slow handshake: logged when ssh starts and when it is through
+		echo "$host spawned $(date +%s.%N)" >>"${0%/*}/slow.log"
+		sleep 0.3
+		echo "$host through $(date +%s.%N)" >>"${0%/*}/slow.log" ;;
 	esac
 	exec sh -c "$*"
 SSH
@@ -100,11 +104,20 @@ check "hosts-fleet: flooding hosts: exit 1, both named with their bytes, the oth
 peak_within "hosts-fleet: flooding hosts: peak memory within two results' worth and 64 MiB" $((2 * 16384 + 65536))
 # @FILE, ranges, --fanout.
 printf '# readers\nr[1-2]\n\nr3   # the last\n' >hf/hosts.txt
-run --hosts @hf/hosts.txt -r -f /dev/zero -s 16m --fanout 2 --json
+run --hosts @hf/hosts.txt -r -f /dev/zero -s 16m --json
 check "hosts-fleet: @FILE with a range: three hosts" "0 r1 r2 r3" "$rc $(jq -r '[.hosts[].source] | join(" ")' <<<"$out")"
-check "hosts-fleet: --fanout 2: the third host started after the first wave ended" true \
-	"$(jq '.hosts[2].start_unix > ([.hosts[0].end_unix, .hosts[1].end_unix] | max)' <<<"$out")"
-contains "hosts-fleet: --fanout 2: the waves do not overlap, said so" "$err" "the windows overlap"
+# --fanout N: at most N ssh sessions connecting at once, every run with
+# the one common start: the third session starts only after one of the
+# first two is through its (slow) handshake, and the three runs overlap.
+run --hosts slow1,slow2,slow3 -r -f /dev/zero -s 64m -t 1 --fanout 2 --json
+third=$(sed -n 's/^slow3 spawned //p' hf/slow.log)
+first_through=$(sed -n 's/^slow[12] through //p' hf/slow.log | sort -n | head -n 1)
+check "hosts-fleet: --fanout 2: the third session started after a first one was through" "0 true" \
+	"$rc $(echo "${third:-0} >= ${first_through:-9e9}" | bc -l | sed 's/1/true/;s/0/false/')"
+check "hosts-fleet: --fanout 2: one common start, the three runs overlap" true \
+	"$(jq '.fleet.start_skew < 0.5 and .fleet.overlap > 0.5' <<<"$out")"
+lacks "hosts-fleet: --fanout 2: no word of windows that do not overlap" "$err" "the windows overlap"
+bad_input 2 "--fanout: only meaningful with --hosts" -r -f /dev/zero -s 1m --fanout 2
 # The status lines, on a terminal (script(1) gives one).
 if command -v script >/dev/null; then
 	TERM=xterm script -qfec "$sdb --hosts 's1:$work/hf/st1,s2:$work/hf/st2' -w -s 4m -t 2.5" /dev/null >hf/tty.txt 2>&1
