@@ -104,32 +104,11 @@ endif
 GROUND = base signals sys json stats spread pts pace profiles context
 OFFLINE = fleet load merge compare hosts charts html prom
 
-# Each module compiles alone, with nothing before it but what it includes
-# (-include: a header given as the main file would warn about #pragma once);
-# each ground module's includes, followed all the way down, stay on the
-# ground floor, and each offline module's keep to its wing (keep KIND
-# ALLOWED WORDS MODULE...); and the fuzz target, which calls into the
-# modules, still compiles with them (g++ is enough for that; make fuzz
-# needs clang).
+# Each module compiles alone, each ground module's includes stay on the
+# ground floor and each offline module's in its wing, and the fuzz target
+# still compiles with them: tests/modules.sh says how.
 check-modules:
-	@pass=0 fail=0; for h in $(wildcard src/*.h); do \
-		m=$${h#src/}; m=$${m%.h}; \
-		if $(CXX) -std=c++17 -Wall -Wextra -Wno-unused-function -fsyntax-only -include $$h -x c++ /dev/null; \
-		then pass=$$((pass + 1)); echo "ok   module $$m compiles alone"; \
-		else fail=$$((fail + 1)); echo "FAIL module $$m does not compile alone"; fi; \
-	done; \
-	keep() { kind=$$1 allowed=" $$2 " words=$$3; shift 3; for m in "$$@"; do \
-		reach=$$($(CXX) -std=c++17 -MM src/$$m.h | tr ' \\' '\n\n' | sed -n 's|^src/\(.*\)\.h$$|\1|p' | sort -u); \
-		foreign=$$(for r in $$reach; do case $$allowed in *" $$r "*) ;; *) printf '%s ' $$r ;; esac; done); \
-		if [ -z "$$foreign" ]; then pass=$$((pass + 1)); echo "ok   $$kind $$m $$words"; \
-		else fail=$$((fail + 1)); echo "FAIL $$kind $$m reaches $$foreign"; fi; \
-	done; }; \
-	keep ground "$(GROUND)" "stands on the ground floor alone" $(GROUND); \
-	keep offline "$(GROUND) options $(OFFLINE)" "reaches only the ground floor, options and the offline wing" $(OFFLINE); \
-	if $(CXX) -std=c++17 -Wall -Wextra -fsyntax-only tests/fuzz_parse.cpp; \
-	then pass=$$((pass + 1)); echo "ok   tests/fuzz_parse.cpp compiles against the modules"; \
-	else fail=$$((fail + 1)); echo "FAIL tests/fuzz_parse.cpp does not compile against the modules"; fi; \
-	echo "modules: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+	bash tests/modules.sh "$(CXX)" "$(GROUND)" "$(OFFLINE)"
 
 # Unit tests, then the real binary driven the way a user drives it; one
 # summary line at the end ("N passed, N failed, N skipped").
