@@ -5,7 +5,7 @@
 # given); then sweep.sh ends and removes whatever the section left under
 # its directory (mounts, loop devices, daemons), whatever happened to it.
 # A section that reached its limit, or ended without its count line, is a
-# failure that names it.  Sections run CLI_JOBS at a time (2 unless given;
+# failure that names it.  Sections run CLI_JOBS at a time (4 unless given;
 # each makes its own files, so none leans on another's), the slowest first,
 # except the sections in $alone, which run with no other beside them;
 # each one's output is printed whole when it ends, with its time.
@@ -19,11 +19,11 @@ dir=$(cd "$(dirname "$0")" && pwd) || exit 2
 sdb=$(realpath "$1") man=$(realpath "$2") version=$3 counts=${4:-/dev/null}
 shift 3; [ $# -gt 0 ] && shift
 case $counts in /*) ;; *) counts=$PWD/$counts ;; esac
-jobs=${CLI_JOBS:-2} limit=${CLI_TIMEOUT:-600}
+jobs=${CLI_JOBS:-4} limit=${CLI_TIMEOUT:-600}
 . "$dir/sweep.sh"
 
 # The sections that take longest, as measured, so that they start first
-# and two at a time the run ends with short ones.  Names not here follow
+# and CLI_JOBS at a time the run ends with short ones.  Names not here follow
 # in alphabetical order; a name here that is no section is ignored.
 slow="stack-down-to-the-metal guard-never-touch plan-root-only worker-workloads rate
 hosts-fleet hosts-fleet-ssh quick-suite worker-every-pass-reaches-the-device
