@@ -119,7 +119,7 @@ std::string fio_command(const Options &o, const std::string &name, Files files)
 	return line;
 }
 
-// sdb's buffers from 256 KiB up sit on huge pages (see Buffer), fio's on
+// sdb's O_DIRECT buffers from 256 KiB up sit on huge pages (see Buffer), fio's on
 // 4 KiB pages: a device that takes fewer segments per request than a block
 // has pages (virtio: 254) splits fio's O_DIRECT requests and not sdb's.
 // On a virtio disk here that halved fio's SEQ1M Q1T1 reads; with
