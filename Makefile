@@ -164,10 +164,13 @@ fuzz:
 	sh tests/fuzz.sh $(FUZZ_SECONDS)
 
 # The side-by-side benchmark against fio, dd and a minimal loop, then the
-# fleet row (--merge of up to 10000 documents, --hosts over 100 stand-ins).
+# fleet row (--merge of up to 10000 documents, --hosts over 100 stand-ins)
+# and the cost rows (memory over a run, a padded merge, flooding remotes,
+# 1,024 threads), each beside its bound.
 bench: sdb
 	bash bench/run.sh
 	bash bench/fleet.sh
+	bash bench/cost.sh
 
 install: sdb
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPDIR)
