@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/uio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace {
@@ -102,6 +103,21 @@ struct alignas(64) Worker {
 	Error error;
 };
 
+// pread(2) and pwrite(2) without glibc's wrapper, which in a process with
+// threads makes each call a cancellation point (enabling and disabling
+// asynchronous cancellation around it): sdb cancels no thread, and the
+// wrapper was 3.5% of the CPU of a 4 KiB read from the page cache (perf).
+// Where a 64-bit offset is one argument (every LP64 ABI); else glibc's.
+template <bool Write>
+ssize_t positioned_io(int fd, char *buf, std::size_t len, std::uint64_t offset)
+{
+#if defined(__LP64__) && defined(SYS_pread64) && defined(SYS_pwrite64)
+	return syscall(Write ? SYS_pwrite64 : SYS_pread64, fd, buf, len, static_cast<off_t>(offset));
+#else
+	return Write ? pwrite(fd, buf, len, static_cast<off_t>(offset)) : pread(fd, buf, len, static_cast<off_t>(offset));
+#endif
+}
+
 // The full transfer at one offset, continuing partial transfers and
 // retrying EINTR.  Returns the bytes moved (short only at end of file) or
 // -errno, with the offset of the part that failed in failed_at.
@@ -110,8 +126,7 @@ ssize_t transfer(int fd, char *buf, std::size_t len, std::uint64_t offset, std::
 {
 	std::size_t done = 0;
 	while (done < len) {
-		ssize_t n = Write ? pwrite(fd, buf + done, len - done, static_cast<off_t>(offset + done))
-				  : pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
+		ssize_t n = positioned_io<Write>(fd, buf + done, len - done, offset + done);
 		if (n > 0) {
 			done += static_cast<std::size_t>(n);
 		} else if (n == 0) {
