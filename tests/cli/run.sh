@@ -22,12 +22,17 @@ case $counts in /*) ;; *) counts=$PWD/$counts ;; esac
 jobs=${CLI_JOBS:-4} limit=${CLI_TIMEOUT:-600}
 . "$dir/sweep.sh"
 
-# The sections that take longest, as measured, so that they start first
-# and CLI_JOBS at a time the run ends with short ones.  Names not here follow
-# in alphabetical order; a name here that is no section is ignored.
-slow="stack-down-to-the-metal guard-never-touch plan-root-only worker-workloads rate
-hosts-fleet hosts-fleet-ssh quick-suite worker-every-pass-reaches-the-device
-modes-blocked-stdout device-sdb-checks-itself quick-flash hosts-ssh verdict-evidence cliff-page-cache runs steady"
+# The order: first the sections that run alone (each one drains the
+# others, so they cost least before anything runs), then those that take
+# longest, as measured in CI four at a time (2026-12-08), so that the run
+# ends with short ones.  Names not here follow in alphabetical order; a
+# name here that is no section is ignored.
+slow="stack-down-to-the-metal uring-queue-depth device-sdb-checks-itself
+probe run-signals run-dumb-terminal commands run-watch steady hosts-fleet rate runs
+worker-every-pass-reaches-the-device compare checks-truthful-numbers cliff-page-cache
+verdict-evidence quick-flash html-pages quick-suite worker-workloads hosts-fleet-ssh
+checks-memory-not-a-device hosts-ssh guard-never-touch html-modes versions
+report-latency-pictures plan-safe-targets plan-root-only"
 
 # The sections that assert an upper bound on what a shared disk saw (the
 # disk under the work directory read less than sdb's claim): another
