@@ -50,8 +50,8 @@ std::uint64_t unit_write(unsigned file, std::uint64_t write)
 // stale: a whole unit of an earlier write or of another run, where the last
 // write was lost.  The contract names three kinds of bad unit (zeros,
 // misplaced, corrupt): a stale unit is reported as corrupt, and its
-// description says which corruption it is.
-// missing: past the end of a file that was written further (truncated).
+// description says which corruption it is.  missing, a fourth: a unit past
+// the end of a file that was written further (truncated since).
 enum class UnitKind { good, zeros, misplaced, stale, corrupt, missing };
 constexpr const char *unit_kind_names[] = {"good", "zeros", "misplaced", "corrupt", "corrupt", "missing"};
 constexpr int unit_kinds = 6;
@@ -231,7 +231,7 @@ struct VerifyTally {
 			first_file = unit_header(unit).file();
 		}
 	}
-	// count units from offset on are missing: the file ends there.
+	// The count units from offset on are missing: the file ends at offset.
 	void missing(std::uint64_t offset, std::uint64_t count)
 	{
 		if (!count)
